@@ -1,0 +1,1 @@
+"""sparkcheck's rules, one module each, grouped by what they read."""

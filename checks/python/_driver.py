@@ -1,0 +1,52 @@
+"""Shared by the rules about actions that bring a whole DataFrame to the driver."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from linter.semantic import BOUNDED, DATAFRAME, RDD, method_name
+
+MAX_SHOWN = 48
+
+
+def shown(ctx, node) -> str:
+    """Source of a node for a message, shortened."""
+    text = " ".join(ctx.code_for(node).split())
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Optional[tuple]:
+    """For ``x.<method>()`` on a DataFrame (or RDD) with no row bound: (receiver, value, why).
+
+    Quiet (None) unless the receiver is provably a DataFrame or RDD and provably
+    unbounded: a ``limit(n)`` within ``max-rows``, a global aggregate, data made
+    on the driver, and values that differ between branches all count as bounded.
+    """
+    name = method_name(node)
+    if name not in methods:
+        return None
+    receiver = node.func.value
+    value = rule.ctx.semantic.infer(receiver)
+    if value is None or value.kind not in (DATAFRAME, RDD):
+        return None
+    bound = value.bound
+    if bound is None or bound == BOUNDED:
+        return None
+    max_rows = rule.opts["max-rows"]
+    if isinstance(bound, int):
+        if bound <= max_rows:
+            return None
+        why = f"its `limit({bound:_})` is above max-rows ({max_rows:_})"
+    else:
+        why = "nothing bounds its rows (no `limit`, no global aggregate)"
+    return receiver, value, why
+
+
+def origin(rule, value, receiver) -> str:
+    """`` (from `spark.table("events")`)`` when the value was made elsewhere."""
+    made = value.node
+    if made is None or made is receiver or not isinstance(receiver, cst.Name):
+        return ""
+    return f" (from `{shown(rule.ctx, made)}`)"

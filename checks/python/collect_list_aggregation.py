@@ -1,0 +1,123 @@
+import libcst as cst
+
+from checks.python._driver import shown
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import DATAFRAME, GROUPED, literal_string, method_name
+
+_SETUP = """\
+from pyspark.sql import SparkSession, Window
+from pyspark.sql import functions as F
+
+spark = SparkSession.builder.getOrCreate()
+orders = spark.table("orders")
+"""
+_FUNCTIONS = frozenset({"collect_list", "collect_set", "array_agg"})
+
+
+class CollectListAggregation(PythonRule):
+    """
+    ## What it does
+    Finds `collect_list`, `collect_set` and `array_agg` aggregations in the
+    DataFrame API: `F.collect_list(...)`, the functions imported from
+    `pyspark.sql.functions` (also through `import *`), and the dictionary form
+    `groupBy(...).agg({"item": "collect_list"})`. Only names that resolve to
+    `pyspark.sql.functions` are reported. SQL text (`F.expr`, `spark.sql`) is
+    read by the SQL rules.
+
+    ## Why is this bad?
+    These aggregates build one array per group in executor memory. Spark cannot
+    use its fast hash aggregate for them (the plan shows `ObjectHashAggregate`,
+    which falls back to sort-based aggregation when its memory runs out), and
+    a hot key (one customer with ten million orders) makes a single task build a
+    ten-million-element array: long stages, spill and executor OOMs. The element
+    order of `collect_list` is not deterministic after a shuffle either. Over a
+    window (`.over(w)`) an array is built for every row.
+
+    ## Example
+    ```python
+    items = orders.groupBy("customer_id").agg(F.collect_list("item_id").alias("items"))
+    ```
+
+    ## Use instead
+    ```python
+    items = orders.groupBy("customer_id").agg(F.count("item_id").alias("item_count"))
+    ```
+    Keep the rows as rows (join or filter on them later), aggregate what you
+    need (`count`, `sum`, `approx_count_distinct`, `max_by`), or, when an array
+    really is the output, make its order explicit (`F.array_sort`) and keep its
+    groups small.
+
+    ## Fix safety
+    No fix: the replacement depends on what the array is used for.
+
+    ## References
+    - Spark SQL built-in functions: `collect_list` ("the function is
+      non-deterministic because the order of collected results depends on the
+      order of the rows which may be non-deterministic after a shuffle").
+    """
+
+    code = "SPK406"
+    name = "collect-list-aggregation"
+    summary = "`collect_list` / `collect_set` builds an in-memory array per group"
+    triggers = ("collect_list", "collect_set", "array_agg")
+
+    invalid = (
+        Invalid(_SETUP + 'items = orders.groupBy("customer_id").agg(F.collect_list("item_id"))\n'),
+        Invalid(_SETUP + 'tags = orders.groupBy("id").agg(F.collect_set("tag").alias("tags"))\n'),
+        Invalid(
+            "from pyspark.sql.functions import collect_list, col\n"
+            "def items(df):\n    return df.groupBy('k').agg(collect_list(col('v')))\n"
+        ),
+        Invalid("from pyspark.sql.functions import *\nagg = collect_set('x')\n"),
+        Invalid(_SETUP + 'items = orders.groupBy("customer_id").agg({"item_id": "collect_list"})\n'),
+        Invalid(
+            _SETUP
+            + 'w = Window.partitionBy("customer_id").orderBy("ts")\n'
+            + 'hist = orders.withColumn("history", F.collect_list("item_id").over(w))\n'
+        ),
+    )
+    valid = (
+        Valid(_SETUP + 'n = orders.groupBy("customer_id").agg(F.count("item_id"))\n'),
+        Valid("def collect_list(xs):\n    return list(xs)\n\ncollect_list([1, 2])\n"),
+        Valid("import mylib\nmylib.collect_list('x')\n"),
+        Valid(_SETUP + 'totals = orders.groupBy("customer_id").agg({"amount": "sum"})\n'),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        semantic = self.ctx.semantic
+        name = semantic.is_function(node.func, _FUNCTIONS)
+        if name is not None:
+            over = self._over_window(node)
+            where = "for every row of a window" if over else "per group"
+            self.ctx.report(
+                self,
+                node,
+                f"`{shown(self.ctx, node)}` builds an in-memory array {where}; "
+                "a hot key makes one task hold all of its rows",
+                help="aggregate what you need (count, sum, approx_count_distinct, max_by) or keep the rows as rows",
+            )
+            return
+        if method_name(node) != "agg" or len(node.args) != 1 or not isinstance(node.args[0].value, cst.Dict):
+            return
+        receiver = semantic.infer(node.func.value)
+        if receiver is None or receiver.kind not in (DATAFRAME, GROUPED):
+            return
+        for element in node.args[0].value.elements:
+            if not isinstance(element, cst.DictElement):
+                continue
+            func = literal_string(element.value)
+            if func is not None and func.lower() in _FUNCTIONS:
+                column = literal_string(element.key) or shown(self.ctx, element.key)
+                self.ctx.report(
+                    self,
+                    element.value,
+                    f'`"{column}": "{func}"` builds an in-memory array per group; '
+                    "a hot key makes one task hold all of its rows",
+                    help="aggregate what you need (count, sum, approx_count_distinct, max_by) or keep the rows as rows",
+                )
+
+    def _over_window(self, node: cst.Call) -> bool:
+        parent = self.ctx.parent_of(node)
+        if not isinstance(parent, cst.Attribute) or parent.attr.value != "over":
+            return False
+        return True

@@ -1,0 +1,125 @@
+from checks.python._driver import origin, shown, unbounded_receiver
+from linter.registry import Invalid, Option, PythonRule, Valid
+from linter.semantic import RDD
+
+_SETUP = """\
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+spark = SparkSession.builder.appName("job").getOrCreate()
+"""
+
+
+class CollectOnUnboundedDataFrame(PythonRule):
+    """
+    ## What it does
+    Finds `collect()` and `toLocalIterator()` on a DataFrame (or an RDD made from
+    files or from a DataFrame) whose number of rows nothing bounds.
+
+    sparkcheck reports only what it can prove is a DataFrame: the result of
+    `spark.read...`, `spark.table`, `spark.sql`, `SparkSession.builder...` sessions,
+    parameters and functions annotated with pyspark's `DataFrame`, and DataFrame
+    methods applied to those, followed through assignments and returns in the
+    file. The name `spark` counts as a SparkSession unless the file binds it to
+    something else, as notebooks and Databricks jobs provide it. Any other object
+    with a `collect` method (`gc.collect()`, a metrics collector) is left alone.
+
+    A DataFrame counts as bounded after `limit(n)` (with `n` up to `max-rows`), a
+    global aggregate (`agg(...)`, `groupBy().agg(...)`, a `select` of aggregate
+    functions only, SQL `SELECT count(*) ...` without `GROUP BY`), `describe()`,
+    and when its rows were built on the driver (`createDataFrame`, a small
+    `spark.range`). When a variable may hold different DataFrames (assigned in
+    an `if` branch) or comes from SQL text sparkcheck cannot read (an f-string),
+    the rule stays quiet.
+
+    ## Why is this bad?
+    `collect()` ships every row to the driver and holds them all in its memory
+    at once. On a production table this is the classic driver OutOfMemoryError
+    (or `spark.driver.maxResultSize` exceeded) that kills the whole application.
+    `toLocalIterator()` avoids holding everything at once but still moves every
+    row through the driver, one partition (and one Spark job) at a time.
+
+    ## Example
+    ```python
+    events = spark.read.parquet("s3://lake/events")
+    rows = events.collect()
+    ```
+
+    ## Use instead
+    ```python
+    events = spark.read.parquet("s3://lake/events")
+    rows = events.limit(100).collect()
+    ```
+    Or aggregate on the cluster (`events.agg(F.count("*")).first()[0]`), or write
+    the result out (`events.write.parquet(...)`) instead of collecting it.
+
+    ## Fix safety
+    No fix: how many rows are enough is the author's decision.
+
+    ## Options
+    - `max-rows` (int, default 100000): a `limit(n)` above this does not count
+      as a bound.
+
+    ## References
+    - Spark SQL guide, "Performance Tuning"; Spark RDD programming guide,
+      "Printing elements of an RDD" (collect brings the entire RDD to the driver).
+    """
+
+    code = "SPK101"
+    name = "collect-on-unbounded-dataframe"
+    summary = "`collect()` or `toLocalIterator()` on a DataFrame whose rows nothing bounds"
+    triggers = ("collect", "toLocalIterator")
+    options = {"max-rows": Option(100_000, "A `limit(n)` above this does not count as a bound.")}
+
+    invalid = (
+        Invalid(_SETUP + 'events = spark.read.parquet("s3://lake/events")\nrows = events.collect()\n'),
+        Invalid(_SETUP + "def active(df: DataFrame):\n    return df.filter(F.col('active')).collect()\n"),
+        Invalid(_SETUP + 'for row in spark.table("orders").toLocalIterator():\n    print(row)\n'),
+        Invalid(_SETUP + 'rows = spark.table("orders").limit(5_000_000).collect()\n'),
+        Invalid(_SETUP + 'rows = spark.sql("SELECT * FROM sales WHERE day = current_date()").collect()\n'),
+        Invalid(_SETUP + 'lines = spark.sparkContext.textFile("hdfs:///logs/app.log").collect()\n'),
+        Invalid(
+            _SETUP
+            + "def load(path) -> DataFrame:\n    return spark.read.json(path)\n\n"
+            + "for r in load('/data/in').select('id').collect():\n    print(r)\n"
+        ),
+        Invalid("rows = spark.table('customers').collect()\n", path="notebook_cell.py"),
+    )
+    valid = (
+        Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),
+        Valid(_SETUP + 'top = spark.table("orders").agg(F.max("amount")).collect()[0][0]\n'),
+        Valid(_SETUP + 'n = spark.table("orders").select(F.count("*").alias("n")).collect()[0].n\n'),
+        Valid(_SETUP + 'total = spark.table("orders").groupBy().sum("amount").collect()\n'),
+        Valid(_SETUP + 'n = spark.sql("SELECT count(*) AS n FROM orders").collect()[0].n\n'),
+        Valid(_SETUP + 'rows = spark.sql(f"SELECT * FROM {table}").collect()\n'),
+        Valid(_SETUP + 'rows = spark.createDataFrame([(1, "a")], ["id", "v"]).collect()\n'),
+        Valid(_SETUP + "rows = spark.range(10).collect()\n"),
+        Valid("import gc\ngc.collect()\n"),
+        Valid("class Metrics:\n    def collect(self):\n        return []\n\nMetrics().collect()\n"),
+        Valid("import pandas as pd\ndf = pd.DataFrame({'a': [1]})\nresult = df.collect()\n"),
+        Valid("def helper(x):\n    return x.collect()\n"),
+        Valid(
+            _SETUP
+            + 'df = spark.table("orders")\nif debug:\n    df = df.limit(100)\nrows = df.collect()\n'
+        ),
+        Valid(_SETUP + 'head = spark.table("orders").take(5)\nfirst = spark.table("orders").first()\n'),
+    )
+
+    def visit_Call(self, node) -> None:
+        found = unbounded_receiver(self, node, ("collect", "toLocalIterator"))
+        if found is None:
+            return
+        receiver, value, why = found
+        method = node.func.attr.value
+        what = "RDD" if value.kind == RDD else "DataFrame"
+        name = shown(self.ctx, receiver)
+        if method == "collect":
+            message = f"`{name}.collect()` brings every row of the {what} to the driver: {why}"
+            help = (
+                f"bound it first (`{name}.limit(n).collect()` or `{name}.take(n)`), aggregate on the "
+                f"cluster, or write it out with `{name}.write` instead of collecting it"
+            )
+        else:
+            message = f"`{name}.toLocalIterator()` still moves every row through the driver: {why}"
+            help = "iterate over a bounded DataFrame, or process the rows on the executors (`foreachPartition`, a write)"
+        self.ctx.report(self, node, message + origin(self, value, receiver), help=help, start=node.func.attr)

@@ -1,0 +1,85 @@
+from checks.python._driver import origin, shown, unbounded_receiver
+from linter.registry import Invalid, Option, PythonRule, Valid
+
+_SETUP = """\
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+spark = SparkSession.builder.getOrCreate()
+"""
+
+
+class ToPandasOnUnboundedDataFrame(PythonRule):
+    """
+    ## What it does
+    Finds `toPandas()` on a DataFrame whose number of rows nothing bounds.
+
+    It knows a DataFrame and a bound exactly as SPK101
+    (collect-on-unbounded-dataframe) does: only provable DataFrames are
+    reported, and a `limit(n)` within `max-rows`, a global aggregate or rows
+    built on the driver count as bounded.
+
+    ## Why is this bad?
+    `toPandas()` collects every row to the driver and then builds a pandas
+    DataFrame from them: the driver holds the data at least twice (Arrow
+    batches or Rows, and the pandas copy). On a real table it ends in a driver
+    OutOfMemoryError or `spark.driver.maxResultSize` exceeded.
+
+    ## Example
+    ```python
+    sales = spark.table("sales")
+    pdf = sales.toPandas()
+    ```
+
+    ## Use instead
+    ```python
+    sales = spark.table("sales")
+    pdf = sales.limit(10_000).toPandas()
+    ```
+    Or aggregate first and convert the small result, or keep the work in Spark
+    (the pandas API on Spark, `applyInPandas`, `mapInPandas`).
+
+    ## Fix safety
+    No fix: how many rows are enough is the author's decision.
+
+    ## Options
+    - `max-rows` (int, default 1000000): a `limit(n)` above this does not count
+      as a bound.
+
+    ## References
+    - PySpark user guide, "Apache Arrow in PySpark": `toPandas` collects all
+      records to the driver and should be done on a small subset of the data.
+    """
+
+    code = "SPK102"
+    name = "topandas-on-unbounded-dataframe"
+    summary = "`toPandas()` on a DataFrame whose rows nothing bounds"
+    triggers = ("toPandas",)
+    options = {"max-rows": Option(1_000_000, "A `limit(n)` above this does not count as a bound.")}
+
+    invalid = (
+        Invalid(_SETUP + 'sales = spark.table("sales")\npdf = sales.toPandas()\n'),
+        Invalid(_SETUP + "def to_frame(df: DataFrame):\n    return df.select('a', 'b').toPandas()\n"),
+        Invalid(_SETUP + 'pdf = spark.read.csv("/data/big.csv", header=True).toPandas()\n'),
+        Invalid(_SETUP + 'pdf = spark.table("sales").limit(50_000_000).toPandas()\n'),
+    )
+    valid = (
+        Valid(_SETUP + 'pdf = spark.table("sales").limit(10_000).toPandas()\n'),
+        Valid(_SETUP + 'pdf = spark.table("sales").groupBy().agg(F.sum("amount")).toPandas()\n'),
+        Valid(_SETUP + 'pdf = spark.table("sales").describe().toPandas()\n'),
+        Valid("import polars as pl\nframe = pl.DataFrame({'a': [1]})\npdf = frame.toPandas()\n"),
+        Valid("def convert(table):\n    return table.toPandas()\n"),
+    )
+
+    def visit_Call(self, node) -> None:
+        found = unbounded_receiver(self, node, ("toPandas",))
+        if found is None:
+            return
+        receiver, value, why = found
+        name = shown(self.ctx, receiver)
+        message = f"`{name}.toPandas()` copies every row of the DataFrame into the driver: {why}"
+        help = (
+            f"convert a bounded or aggregated result (`{name}.limit(n).toPandas()`), or keep the work "
+            "on the executors (`applyInPandas`, `mapInPandas`, the pandas API on Spark)"
+        )
+        self.ctx.report(self, node, message + origin(self, value, receiver), help=help, start=node.func.attr)

@@ -1,0 +1,1 @@
+"""Rules that read Spark SQL (sqlglot)."""

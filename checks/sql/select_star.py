@@ -1,0 +1,99 @@
+from linter.registry import Invalid, Option, SqlRule, Valid
+
+
+class SelectStar(SqlRule):
+    """
+    ## What it does
+    Finds `SELECT *` and `SELECT t.*` projections in Spark SQL: `.sql` files and
+    `%sql` notebook cells.
+
+    Not reported: `COUNT(*)`, `EXISTS (SELECT * ...)`, and (by default) a star
+    over a subquery or a CTE defined in the same statement, whose columns were
+    already chosen where it is defined.
+
+    ## Why is this bad?
+    A star reads every column of the table. With Parquet, ORC or Delta the scan
+    can skip the columns a query does not name; `*` makes it read them all
+    (check `ReadSchema` in the plan). The query's output also changes whenever
+    the table gains a column, which breaks `INSERT ... SELECT *` by position and
+    downstream schemas.
+
+    ## Example
+    ```sql
+    SELECT * FROM sales.orders WHERE order_date = DATE '2024-01-01';
+    ```
+
+    ## Use instead
+    ```sql
+    SELECT order_id, customer_id, amount FROM sales.orders WHERE order_date = DATE '2024-01-01';
+    ```
+
+    ## Fix safety
+    No fix: the columns a query needs are the author's choice.
+
+    ## Options
+    - `allow-from-subquery` (bool, default true): allow a star over a subquery
+      or a CTE of the same statement.
+
+    ## References
+    - Spark SQL guide, "Parquet Files" (column pruning) and "Performance Tuning".
+    """
+
+    code = "SPK501"
+    name = "select-star"
+    summary = "`SELECT *` reads every column and changes with the table"
+    options = {"allow-from-subquery": Option(True, "Allow a star over a subquery or a CTE of the statement.")}
+
+    invalid = (
+        Invalid("SELECT * FROM sales.orders WHERE order_date = DATE '2024-01-01';\n", path="q.sql"),
+        Invalid("SELECT o.*, c.name\nFROM orders o JOIN customers c ON o.cid = c.id;\n", path="q.sql"),
+        Invalid("INSERT INTO archive SELECT * FROM events;\n", path="q.sql"),
+        Invalid(
+            "WITH c AS (SELECT * FROM t) SELECT * FROM c;\n", path="q.sql"
+        ),
+    )
+    valid = (
+        Valid("SELECT count(*) AS n FROM orders;\n", path="q.sql"),
+        Valid("SELECT id FROM a WHERE EXISTS (SELECT * FROM b WHERE b.id = a.id);\n", path="q.sql"),
+        Valid("WITH c AS (SELECT id, amount FROM t) SELECT * FROM c;\n", path="q.sql"),
+        Valid("SELECT * FROM (SELECT id, amount FROM t) x;\n", path="q.sql"),
+    )
+
+    def visit_Star(self, node) -> None:
+        from sqlglot import exp
+
+        holder = node.parent
+        if isinstance(holder, exp.Column):  # t.*
+            holder = holder.parent
+        if not isinstance(holder, exp.Select) or node.arg_key not in ("this", "expressions"):
+            return
+        if holder.parent is not None and isinstance(holder.parent, exp.Exists):
+            return
+        if self.opts["allow-from-subquery"] and self._from_derived(holder):
+            return
+        self.ctx.report(
+            self,
+            node,
+            "`SELECT *` reads every column of the source; name the columns the query needs",
+            help="list the columns explicitly so the scan can prune the others",
+        )
+
+    @staticmethod
+    def _from_derived(select) -> bool:
+        from sqlglot import exp
+
+        source = select.args.get("from_") or select.args.get("from")
+        if source is None or select.args.get("joins"):
+            return False
+        table = source.this
+        if isinstance(table, exp.Subquery):
+            return True
+        if isinstance(table, exp.Table) and not table.db:
+            name = table.name.lower()
+            scope = select
+            while scope is not None:
+                with_ = scope.args.get("with_") or scope.args.get("with")
+                if with_ is not None and any(cte.alias_or_name.lower() == name for cte in with_.expressions):
+                    return True
+                scope = scope.parent
+        return False

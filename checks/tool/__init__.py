@@ -1,0 +1,1 @@
+"""Findings about the input itself: unreadable files, unused suppressions."""

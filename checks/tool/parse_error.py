@@ -1,0 +1,54 @@
+from linter.registry import Invalid, ToolRule, Valid
+
+
+class ParseError(ToolRule):
+    """
+    ## What it does
+    Reports an input sparkcheck cannot read or parse: Python that is not valid
+    Python 3 (a Python 2 file), a notebook that is not valid JSON or not a
+    notebook, a file that is not valid UTF-8 (or the encoding it declares), a
+    binary file, a file above `max-file-size`, a directory or file that cannot
+    be read, and each SQL statement that does not parse. The finding points at
+    the place of the error, and the run exits with code 1, never with a crash.
+
+    Python files that contain none of the words any enabled rule looks for
+    (`collect`, `toPandas`, ...) are not parsed at all, so a syntax error in a
+    file unrelated to Spark is left to the project's general linter.
+
+    ## Why is this bad?
+    A file sparkcheck cannot read is a file it cannot check: every other rule is
+    silent on it, so the problem is reported instead of skipped.
+
+    ## Example
+    ```python
+    print "total:", spark.table("orders").count()
+    ```
+
+    ## Use instead
+    ```python
+    print("total:", spark.table("orders").count())
+    ```
+
+    ## Fix safety
+    No fix.
+
+    ## References
+    - Spark 3.0 dropped Python 2 support.
+    """
+
+    code = "SPK001"
+    name = "parse-error"
+    summary = "the input cannot be read or parsed"
+    severity = "error"
+
+    invalid = (
+        Invalid('rows = spark.table("t").collect(\n'),
+        Invalid('print "rows:", spark.table("t").collect()\n'),
+        Invalid("SELECT id FROM WHERE x = 1;\n", path="broken.sql"),
+        Invalid('{"cells": [', path="broken.ipynb"),
+    )
+    valid = (
+        Valid('print("rows:", spark.table("t").limit(5).collect())\n'),
+        Valid("", path="empty.py"),
+        Valid("SELECT 1;\n", path="ok.sql"),
+    )

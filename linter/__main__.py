@@ -1,0 +1,5 @@
+import sys
+
+from linter.cli import main
+
+sys.exit(main())

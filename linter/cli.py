@@ -1,0 +1,470 @@
+"""The ``sparkcheck`` command: check, rule, rules, init.
+
+Exit codes: 0 clean (or everything fixed), 1 findings, 2 bad flags, bad
+configuration or an internal error (one line on stderr).  Machine formats print
+nothing but their document on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+from typing import Optional
+
+from linter import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, as every other usage error
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _extend(dest):
+    class Action(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            current = getattr(namespace, dest, None) or []
+            setattr(namespace, dest, current + _csv(values))
+
+    return Action
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from linter.report import FORMATS
+
+    parser = _Parser(prog="sparkcheck", description="A linter for Apache Spark code, SQL and runs.")
+    parser.add_argument("--version", action="version", version=f"sparkcheck {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    check = sub.add_parser("check", help="check files and directories (default: the current directory)")
+    check.add_argument("paths", nargs="*", help="files or directories; `-` reads standard input")
+    fix = check.add_argument_group("fixes")
+    fix.add_argument("--fix", action="store_true", default=None, help="apply safe fixes")
+    fix.add_argument("--no-fix", dest="fix", action="store_false")
+    fix.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply (and offer) unsafe fixes")
+    fix.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false")
+    fix.add_argument("--diff", action="store_true", help="print the fixes as a diff, change no file")
+    fix.add_argument("--fix-only", action="store_true", help="apply fixes, report nothing else")
+    fix.add_argument("--show-fixes", action="store_true", help="list the fixes applied")
+    fix.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a fix was applied")
+    fix.add_argument("--add-noqa", action="store_true", help="add `noqa` comments for every finding")
+    rules = check.add_argument_group("rule selection")
+    rules.add_argument("--select", action=_extend("select"), help="rules to enable (codes, names, prefixes, ALL)")
+    rules.add_argument("--extend-select", action=_extend("extend_select"), help="rules to enable in addition")
+    rules.add_argument("--ignore", action=_extend("ignore"), help="rules to disable")
+    rules.add_argument("--extend-ignore", action=_extend("ignore"), help=argparse.SUPPRESS)
+    rules.add_argument("--fixable", action=_extend("fixable"), help="rules whose fixes may be applied")
+    rules.add_argument("--unfixable", action=_extend("unfixable"), help="rules whose fixes are never applied")
+    rules.add_argument("--preview", action="store_true", default=None, help="enable preview rules")
+    rules.add_argument("--no-preview", dest="preview", action="store_false")
+    rules.add_argument("--target-spark", metavar="VERSION", help="Spark version the code runs on, e.g. 3.5")
+    out = check.add_argument_group("output")
+    out.add_argument("--output-format", choices=FORMATS, default=None, metavar="FORMAT",
+                     help=f"one of: {', '.join(FORMATS)} (default: full)")
+    out.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
+    out.add_argument("--statistics", action="store_true", help="count findings per rule")
+    out.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
+    out.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    files = check.add_argument_group("files and settings")
+    files.add_argument("--config", action="append", default=[], metavar="PATH|KEY=VALUE",
+                       help="a config file to use, or a TOML `key = value` that overrides the files")
+    files.add_argument("--force-exclude", action="store_true", default=None,
+                       help="apply excludes to paths given on the command line too")
+    files.add_argument("--no-force-exclude", dest="force_exclude", action="store_false")
+    files.add_argument("--exclude", action=_extend("exclude"), help="replace the exclude list")
+    files.add_argument("--extend-exclude", action=_extend("extend_exclude"), help="exclude these too")
+    files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None)
+    files.add_argument("--stdin-filename", metavar="PATH", help="the path of the code read from standard input")
+    files.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    files.add_argument("--cache-dir", metavar="DIR", help="where the cache lives")
+    files.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                       help="processes to check with (default: the machine's cores)")
+
+    rule = sub.add_parser("rule", help="print a rule's manual")
+    rule.add_argument("selector", nargs="?", help="code or name, e.g. SPK101")
+    rule.add_argument("--all", action="store_true", help="every rule's manual")
+    rule.add_argument("--output-format", choices=("text", "json"), default="text")
+
+    listing = sub.add_parser("rules", help="list the rules")
+    listing.add_argument("--output-format", choices=("text", "json"), default="text")
+    listing.add_argument("--preview", action="store_true", help="include preview rules")
+
+    init = sub.add_parser("init", help="add a commented [tool.sparkcheck] section to pyproject.toml")
+    init.add_argument("directory", nargs="?", default=".")
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        parser = build_parser()
+        if argv and argv[0] not in ("check", "rule", "rules", "init") and not argv[0].startswith("-"):
+            # Like ruff, the default command is check: `sparkcheck src/`.
+            argv = ["check", *argv]
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_ERROR
+        if args.command == "check":
+            return run_check(args)
+        if args.command == "rule":
+            return run_rule(args)
+        if args.command == "rules":
+            return run_rules(args)
+        return run_init(args)
+    except UsageError as exc:
+        _fail(str(exc))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        _fail("interrupted")
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except Exception as exc:  # noqa: BLE001 - never a traceback; one line and exit 2
+        from linter.config import ConfigError
+        from linter.registry import SelectorError
+
+        if isinstance(exc, (ConfigError, SelectorError)):
+            _fail(str(exc))
+        else:
+            _fail(f"internal error: {type(exc).__name__}: {exc} (please report it)")
+            if os.environ.get("SPARKCHECK_DEBUG"):
+                raise
+        return EXIT_ERROR
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"sparkcheck: error: {message}\n")
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"sparkcheck: warning: {message}\n")
+
+
+def _overrides(args) -> tuple[dict, Optional[str]]:
+    from linter.config import ConfigError, parse_inline
+    from linter.registry import SelectorError, resolve
+
+    overrides: dict = {}
+    config_file = None
+    for value in args.config:
+        if os.path.isfile(value) or (("=" not in value) and value.endswith(".toml")):
+            if config_file is not None:
+                raise ConfigError("--config: only one configuration file may be given")
+            config_file = value
+        else:
+            values, tables = parse_inline(value)
+            overrides.update(values)
+            if tables:
+                overrides.setdefault("__rules__", {}).update(tables)
+    for flag, key in (("select", "select"), ("fixable", "fixable"), ("unfixable", "unfixable"),
+                      ("exclude", "exclude"), ("extend_exclude", "extend-exclude")):
+        value = getattr(args, flag, None)
+        if value is not None:
+            overrides[key] = value
+    for flag, key in (("extend_select", "extend-select"), ("ignore", "extend-ignore")):
+        value = getattr(args, flag, None)
+        if value:
+            overrides[key] = overrides.get(key, []) + value
+    for flag, key in (("preview", "preview"), ("force_exclude", "force-exclude"),
+                      ("respect_gitignore", "respect-gitignore")):
+        value = getattr(args, flag, None)
+        if value is not None:
+            overrides[key] = value
+    if args.target_spark:
+        from linter.config import KEYS
+
+        overrides["target-spark"] = KEYS["target-spark"](args.target_spark, "target-spark", "--target-spark")
+    for key in ("select", "extend-select", "extend-ignore", "fixable", "unfixable"):
+        for sel in overrides.get(key, []):
+            try:
+                resolve(sel, f"--{key}" if key != "extend-ignore" else "--ignore")
+            except SelectorError as exc:
+                raise UsageError(str(exc)) from None
+    return overrides, config_file
+
+
+def run_check(args) -> int:
+    from linter.config import Resolver
+    from linter.engine import error_finding
+    from linter.files import discover
+    from linter.report import MACHINE, ReportOptions, render
+    from linter.runner import check_files, default_jobs
+
+    overrides, config_file = _overrides(args)
+    resolver = Resolver(overrides, config_file)
+    fmt = args.output_format or os.environ.get("SPARKCHECK_OUTPUT_FORMAT") or "full"
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    paths = args.paths or ["."]
+    unsafe = bool(args.unsafe_fixes)
+    fixing = bool(args.fix or args.fix_only or args.diff)
+
+    if paths == ["-"]:
+        return _check_stdin(args, resolver, fmt, unsafe)
+    if "-" in paths:
+        raise UsageError("`-` (standard input) cannot be combined with other paths")
+
+    errors: list = []
+    cwd_settings = resolver.for_path(os.getcwd())
+
+    def exclude_for(path):
+        return resolver.for_path(path).exclude
+
+    def respect(path):
+        return resolver.for_path(path)["respect-gitignore"]
+
+    force = args.force_exclude if args.force_exclude is not None else cwd_settings["force-exclude"]
+    files = list(discover(paths, exclude_for, respect, force, errors))
+    missing = [e for e in errors if e.message == "no such file or directory"]
+    if missing:
+        raise UsageError(f"{missing[0].path}: no such file or directory")
+
+    cache_dir = None
+    if not args.no_cache and not os.environ.get("SPARKCHECK_NO_CACHE"):
+        cache_dir = args.cache_dir or os.environ.get("SPARKCHECK_CACHE_DIR")
+        if cache_dir is None:
+            cache_dir = os.path.join(cwd_settings.root, cwd_settings["cache-dir"])
+    jobs = args.jobs or default_jobs()
+    run = check_files(files, resolver, cache_dir is not None, jobs, cache_dir)
+    for message in run.internal_errors:
+        _fail(f"internal error while checking {message} (please report it)")
+    findings = run.findings
+    for e in errors:
+        findings.append(error_finding(e.path, e.message))
+
+    options = ReportOptions(unsafe_fixes=unsafe)
+    if args.add_noqa:
+        from linter.suppress_add import add_noqa
+
+        added = add_noqa(findings, resolver)
+        sys.stderr.write(f"Added {added} noqa directive{'s' if added != 1 else ''}.\n")
+        return EXIT_ERROR if run.internal_errors else EXIT_CLEAN
+
+    fixed_total = 0
+    diff_text = []
+    if fixing:
+        from linter.engine import check_source
+        from linter.fixer import fix_source, unified_diff, write_atomic
+
+        by_file: dict = {}
+        for f in findings:
+            by_file.setdefault(f.filename, []).append(f)
+        remaining = []
+        for path, file_findings in by_file.items():
+            if not any(f.fix and (f.fix["applicability"] == "safe" or unsafe) for f in file_findings):
+                remaining.extend(file_findings)
+                continue
+            settings = resolver.for_path(path)
+            with open(path, "rb") as fh:
+                data = fh.read()
+            result = fix_source(path, data, settings, unsafe)
+            for message in result.dropped:
+                _warn(message)
+            if not result.changed:
+                remaining.extend(file_findings)
+                continue
+            if args.diff:
+                diff_text.append(unified_diff(result))
+                remaining.extend(file_findings)
+            else:
+                write_atomic(path, result.fixed)
+                options.fixed_by_file[path] = result.applied
+                fixed_total += sum(result.applied.values())
+                remaining.extend(check_source(path, result.fixed, settings))
+        findings = sorted(remaining, key=lambda f: f.sort_key())
+    options.fix_mode = bool(args.fix or args.fix_only) and not args.diff
+    options.fixed = fixed_total
+    options.show_fixes = args.show_fixes
+
+    if args.diff:
+        text = "".join(diff_text)
+        _emit(text, args.output_file)
+        fixes = sum(1 for t in diff_text if t)
+        if not args.quiet:
+            n = sum(1 for f in findings if f.fix and (f.fix["applicability"] == "safe" or unsafe))
+            sys.stderr.write(f"Would fix {n} error{'s' if n != 1 else ''}.\n" if n else "No errors would be fixed.\n")
+        return EXIT_FINDINGS if fixes else EXIT_CLEAN
+
+    if args.fix_only:
+        if not args.quiet and fmt not in MACHINE:
+            _emit(f"Fixed {fixed_total} error{'s' if fixed_total != 1 else ''}.\n", args.output_file)
+        code = EXIT_FINDINGS if (args.exit_non_zero_on_fix and fixed_total) else EXIT_CLEAN
+        return EXIT_ERROR if run.internal_errors else code
+
+    if args.statistics:
+        if fmt == "json":
+            import json
+            from collections import Counter as C
+
+            counts = C(f.code for f in findings)
+            names = {f.code: f.name for f in findings}
+            data = [{"code": c, "name": names[c], "count": n} for c, n in sorted(counts.items())]
+            text = json.dumps(data, indent=2) + "\n"
+        else:
+            from linter.report.text import statistics
+
+            text = statistics(findings, options)
+    else:
+        text = render(fmt, findings, options)
+        if args.quiet and fmt in ("full", "concise", "grouped"):
+            text = _strip_summary(text, findings, options)
+    _emit(text, args.output_file)
+    if run.internal_errors:
+        return EXIT_ERROR
+    if args.exit_non_zero_on_fix and fixed_total:
+        return EXIT_FINDINGS
+    if findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _strip_summary(text: str, findings, options) -> str:
+    from linter.report.text import summary
+
+    tail = "\n".join(summary(findings, options)) + "\n"
+    return text[: -len(tail)] if text.endswith(tail) else text
+
+
+def _emit(text: str, output_file: Optional[str]) -> None:
+    if output_file:
+        directory = os.path.dirname(os.path.abspath(output_file))
+        os.makedirs(directory, exist_ok=True)
+        with open(output_file, "w", encoding="utf-8") as f:
+            f.write(text)
+        return
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
+    from linter.engine import check_source
+    from linter.fixer import fix_source, unified_diff
+    from linter.report import ReportOptions, render
+
+    path = args.stdin_filename or "-"
+    data = sys.stdin.buffer.read()
+    settings = resolver.for_path(path if path != "-" else os.getcwd())
+    name = path if path != "-" else "-.py"
+    options = ReportOptions(unsafe_fixes=unsafe)
+    if args.fix or args.fix_only or args.diff:
+        result = fix_source(name, data, settings, unsafe)
+        for message in result.dropped:
+            _warn(message)
+        if args.diff:
+            result.path = path
+            _emit(unified_diff(result) if result.changed else "", args.output_file)
+            return EXIT_FINDINGS if result.changed else EXIT_CLEAN
+        fixed = result.fixed if result.changed else data
+        sys.stdout.buffer.write(fixed)
+        sys.stdout.flush()
+        findings = check_source(name, fixed, settings)
+        for f in findings:
+            f.filename = path
+        if not args.fix_only and findings:
+            sys.stderr.write(render("concise", findings, options))
+        if args.exit_non_zero_on_fix and result.changed:
+            return EXIT_FINDINGS
+        return EXIT_FINDINGS if findings and not args.exit_zero and not args.fix_only else EXIT_CLEAN
+    findings = check_source(name, data, settings)
+    for f in findings:
+        f.filename = path
+    _emit(render(fmt, findings, options), args.output_file)
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def run_rule(args) -> int:
+    import json
+
+    from linter import registry
+
+    if args.all:
+        chosen = registry.all_rules()
+    elif args.selector:
+        rule = registry.find(args.selector)
+        if rule is None:
+            raise UsageError(f"unknown rule {args.selector!r} (see `sparkcheck rules`)")
+        chosen = [rule]
+    else:
+        raise UsageError("name a rule (e.g. `sparkcheck rule SPK101`) or pass --all")
+    if args.output_format == "json":
+        data = [_rule_json(r) for r in chosen]
+        sys.stdout.write(json.dumps(data if args.all else data[0], indent=2) + "\n")
+    else:
+        sys.stdout.write("\n".join(_rule_text(r) for r in chosen))
+    return EXIT_CLEAN
+
+
+def _rule_text(rule) -> str:
+    lines = [f"# {rule.name} ({rule.code})", ""]
+    lines.append(rule.summary[0].upper() + rule.summary[1:] + ".")
+    lines.append("")
+    facts = [f"Severity: {rule.severity}."]
+    if rule.fix:
+        facts.append(f"Fix available ({rule.fix}).")
+    if rule.preview:
+        facts.append("Preview: enable with --preview.")
+    if rule.explicit:
+        facts.append(f"Off unless selected by its code ({rule.code}).")
+    if rule.min_spark:
+        facts.append(f"Applies from Spark {rule.min_spark}.")
+    lines.append(" ".join(facts))
+    lines.append("")
+    lines.append(rule.manual())
+    return "\n".join(lines)
+
+
+def _rule_json(rule) -> dict:
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "summary": rule.summary,
+        "severity": rule.severity,
+        "kind": rule.kind,
+        "fix": rule.fix,
+        "preview": rule.preview,
+        "explicit": rule.explicit,
+        "min_spark": rule.min_spark,
+        "options": {k: {"default": o.default, "doc": o.doc} for k, o in rule.options.items()},
+        "explanation": rule.manual(),
+    }
+
+
+def run_rules(args) -> int:
+    import json
+
+    from linter import registry
+
+    chosen = [r for r in registry.all_rules() if args.preview or not r.preview]
+    if args.output_format == "json":
+        sys.stdout.write(json.dumps([_rule_json(r) for r in chosen], indent=2) + "\n")
+        return EXIT_CLEAN
+    width = max(len(r.name) for r in chosen)
+    for r in chosen:
+        marks = ("*" if r.fix else " ") + ("P" if r.preview else " ")
+        sys.stdout.write(f"{r.code} {marks} {r.name.ljust(width)}  {r.summary}\n")
+    sys.stdout.write("\n* fix available   P preview (enable with --preview)\n")
+    return EXIT_CLEAN
+
+
+def run_init(args) -> int:
+    from linter.init import init
+
+    message = init(args.directory)
+    sys.stdout.write(message + "\n")
+    return EXIT_CLEAN
+
+
+if __name__ == "__main__":
+    sys.exit(main())

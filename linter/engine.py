@@ -1,0 +1,354 @@
+"""Run the checks on one file: parse once, walk once, suppress, place the findings."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from linter import noqa, registry
+from linter.diagnostics import Diagnostic, Edit, Finding, Fix, Location
+from linter.sources import PYTHON, SQL, Document, SourceError, Unit, load_document
+
+PARSE_ERROR = "SPK001"
+UNUSED_NOQA = "SPK002"
+
+
+@dataclass
+class NodeEdit:
+    """An edit given by a libcst node, placed when positions are computed."""
+
+    node: object
+    content: str
+
+
+class PythonContext:
+    """What a Python rule sees: the semantic model, the ancestors, ``report``."""
+
+    def __init__(self, unit: Unit, module, settings, semantic):
+        self.unit = unit
+        self.module = module
+        self.settings = settings
+        self.semantic = semantic
+        self.ancestors: list = []
+        self.pending: list = []  # (code, node, message, fix, help)
+
+    @property
+    def parent(self):
+        a = self.ancestors
+        return a[-2] if len(a) >= 2 else None
+
+    def parent_of(self, node, skip=()):
+        """The nearest ancestor of ``node`` (on the current path) that is not a ``skip`` type."""
+        a = self.ancestors
+        for i in range(len(a) - 1, -1, -1):
+            if a[i] is node:
+                for j in range(i - 1, -1, -1):
+                    if not isinstance(a[j], skip):
+                        return a[j]
+                return None
+        return None
+
+    def code_for(self, node) -> str:
+        return self.module.code_for_node(node)
+
+    def report(self, rule, node, message: str, fix: Optional[Fix] = None, help: Optional[str] = None,
+               start=None):
+        """Report ``node``; ``start`` (a node inside it) narrows where the span begins."""
+        self.pending.append((rule.code, node, message, fix, help, start))
+
+
+def _methods(rule_cls) -> list[tuple[str, type, str]]:
+    cached = rule_cls.__dict__.get("_walk_methods")
+    if cached is not None:
+        return cached
+    import libcst as cst
+
+    out = []
+    for attr in dir(rule_cls):
+        for prefix in ("visit_", "leave_"):
+            if attr.startswith(prefix):
+                node_cls = getattr(cst, attr[len(prefix):], None)
+                if isinstance(node_cls, type):
+                    out.append((prefix, node_cls, attr))
+    rule_cls._walk_methods = out
+    return out
+
+
+_TRIGGERS: dict = {}
+
+
+def _trigger_regex(rules) -> Optional[re.Pattern]:
+    """One regex for the words any of these rules needs; None: always parse."""
+    key = tuple(r.code for r in rules)
+    if key not in _TRIGGERS:
+        words: set[str] = set()
+        for r in rules:
+            if r.triggers is None:
+                _TRIGGERS[key] = None
+                break
+            words.update(r.triggers)
+        else:
+            _TRIGGERS[key] = re.compile("|".join(map(re.escape, sorted(words)))) if words else re.compile(r"(?!)")
+    return _TRIGGERS[key]
+
+
+def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
+    rules = [r for r in registry.all_rules() if r.kind == "python" and r.code in codes]
+    if not rules:
+        return []
+    trigger = _trigger_regex(rules)
+    if trigger is not None and not trigger.search(unit.text):
+        return []
+    from linter.semantic import Semantic
+    from linter.sources.python import node_spans, parse, walk
+
+    module = parse(unit.text)
+    semantic = Semantic(frozenset(settings["dataframe-functions"]))
+    ctx = PythonContext(unit, module, settings, semantic)
+    visit, leave = {}, {}
+    sem_visit, sem_leave = semantic.hooks()
+    for cls, fn in sem_visit.items():
+        visit.setdefault(cls, []).append(fn)
+    # Rules see a node before the model records it (an assignment's value is
+    # read with the bindings before the assignment), so semantic leave hooks
+    # run after the rules' own.
+    for rule_cls in rules:
+        rule = rule_cls(ctx)
+        for prefix, node_cls, attr in _methods(rule_cls):
+            (visit if prefix == "visit_" else leave).setdefault(node_cls, []).append(getattr(rule, attr))
+    for cls, fn in sem_leave.items():
+        leave.setdefault(cls, []).append(fn)
+    walk(module, visit, leave, ctx.ancestors)
+    if not ctx.pending:
+        return []
+    nodes = []
+    for _, node, _, fix, _, first in ctx.pending:
+        nodes.append(node)
+        if first is not None:
+            nodes.append(first)
+        if fix is not None:
+            nodes.extend(e.node for e in fix.edits if isinstance(e, NodeEdit))
+    spans = node_spans(module, nodes)
+    out = []
+    for code, node, message, fix, help, first in ctx.pending:
+        start, end = spans.get(node, (0, 0))
+        if first is not None and first in spans:
+            start = spans[first][0]
+        if fix is not None:
+            edits = tuple(
+                Edit(*spans[e.node], e.content) if isinstance(e, NodeEdit) else e for e in fix.edits
+            )
+            fix = Fix(fix.message, edits, fix.applicability)
+        out.append(Diagnostic(code, message, start, end, fix, help))
+    return out
+
+
+def run_sql(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
+    from linter.sources.sql import is_templated, parse_statements
+
+    if is_templated(unit.text):
+        return []  # Jinja/dbt templates: not SQL until rendered
+    statements, errors = parse_statements(unit.text, settings["sql-dialect"])
+    out = [Diagnostic(PARSE_ERROR, e.message, e.start, e.end) for e in errors]
+    rules = [r for r in registry.all_rules() if r.kind == "sql" and r.code in codes]
+    if not rules or not statements:
+        return out
+    ctx = SqlContext(unit, settings)
+    dispatch: dict[str, list] = {}
+    for rule_cls in rules:
+        rule = rule_cls(ctx)
+        for attr in dir(rule_cls):
+            if attr.startswith("visit_"):
+                dispatch.setdefault(attr[6:], []).append(getattr(rule, attr))
+    for statement in statements:
+        ctx.statement = statement
+        for node in statement.expression.walk():
+            for fn in dispatch.get(type(node).__name__, ()):
+                fn(node)
+    out.extend(ctx.diagnostics)
+    return out
+
+
+class SqlContext:
+    def __init__(self, unit: Unit, settings):
+        self.unit = unit
+        self.settings = settings
+        self.statement = None
+        self.diagnostics: list[Diagnostic] = []
+
+    def report(self, rule, node, message: str, fix: Optional[Fix] = None, help: Optional[str] = None):
+        from linter.sources.sql import node_span
+
+        span = node_span(node) or (self.statement.start, self.statement.end)
+        self.diagnostics.append(Diagnostic(rule.code, message, span[0], span[1], fix, help))
+
+
+@dataclass
+class UnitResult:
+    unit: Unit
+    diagnostics: list = field(default_factory=list)
+
+
+def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult]:
+    """Diagnostics per unit, suppressions applied, SPK002 added."""
+    results = []
+    for unit in doc.units:
+        diags: list[Diagnostic] = []
+        try:
+            if unit.kind == PYTHON:
+                diags = run_python(unit, settings, codes)
+            elif unit.kind == SQL:
+                diags = run_sql(unit, settings, codes)
+        except SourceError as exc:
+            offset = unit.offset(exc.row - 1, exc.column - 1)
+            diags = [Diagnostic(PARSE_ERROR, exc.message, offset, offset)]
+        results.append(UnitResult(unit, _suppress(unit, diags, codes)))
+    return results
+
+
+def _suppress(unit: Unit, diags: list[Diagnostic], codes: frozenset) -> list[Diagnostic]:
+    sup = noqa.python_suppressions(unit.text) if unit.kind == PYTHON else noqa.sql_suppressions(unit.text)
+    if not sup.directives:
+        return [d for d in diags if d.code in codes or d.code == PARSE_ERROR and PARSE_ERROR in codes]
+    kept = []
+    for d in diags:
+        if d.code not in codes:
+            continue
+        line, _ = unit.line_col(d.start)
+        suppressed, bare = sup.match(d.code, line)
+        if suppressed:
+            continue
+        if bare:
+            note = f"a bare `noqa` does not silence sparkcheck: write `noqa: {d.code}`"
+            d.help = f"{d.help}\n{note}" if d.help else note
+        kept.append(d)
+    if UNUSED_NOQA in codes:
+        for directive, bad, why in noqa.unused(sup, codes):
+            kept.append(_unused_diagnostic(unit, directive, bad, why))
+    return kept
+
+
+def _unused_diagnostic(unit: Unit, d, bad: list[str], why: str) -> Diagnostic:
+    remaining = [c for c in d.codes if c not in bad]
+    text = unit.text
+    if remaining:
+        sep = ", "
+        prefix = text[d.start:d.end]
+        head = prefix[: prefix.lower().index("noqa") + 4]
+        rest = text[d.start:d.end][len(head):]
+        action = ""
+        m = re.match(r"\s*:\s*((?:disable|enable)\s*=\s*)?", rest, re.I)
+        if m and m.group(1):
+            action = m.group(1).replace(" ", "")
+        content = f"{head}: {action}{sep.join(remaining)}"
+        edit = Edit(d.start, d.end, content)
+        title = f"Remove {', '.join(bad)} from the `noqa` comment"
+    elif d.whole_comment:
+        start = d.comment_start
+        line_start = text.rfind("\n", 0, start) + 1
+        before = text[line_start:start]
+        if before.strip():
+            start = line_start + len(before.rstrip(" \t"))
+            edit = Edit(start, d.comment_end, "")
+        else:  # a comment alone on its line: drop the line
+            line_end = text.find("\n", d.comment_end)
+            edit = Edit(line_start, len(text) if line_end == -1 else line_end + 1, "")
+        title = "Remove the `noqa` comment"
+    else:
+        edit = Edit(d.start, d.end, "")
+        title = "Remove the `noqa` directive"
+    return Diagnostic(UNUSED_NOQA, f"`noqa` directive: {why}", d.start, d.end, Fix(title, (edit,)))
+
+
+def place(unit: Unit, d: Diagnostic, settings, sup_cache=None) -> Finding:
+    """A diagnostic in the user's coordinates, with its line for code frames."""
+    rule = registry.by_code()[d.code]
+    start = unit.position(d.start)
+    end = unit.position(max(d.end, d.start))
+    line, _ = unit.line_col(d.start)
+    context = []
+    for i in range(max(0, line - 1), min(len(unit.line_starts), line + 2)):
+        loc = unit.position(unit.line_starts[i])
+        if loc.cell == start.cell:
+            context.append((loc.row, unit.real_line_text(i)))
+    noqa_line = line
+    sup = sup_cache
+    if sup is not None:
+        noqa_line = sup.noqa_line(line)
+    noqa_row = unit.position(unit.line_starts[noqa_line]).row if noqa_line < len(unit.line_starts) else start.row
+    fix = None
+    if d.fix is not None:
+        fix = {
+            "applicability": settings.applicability(d.code, d.fix.applicability),
+            "message": d.fix.message,
+            "edits": [_edit_dict(unit, e) for e in d.fix.edits],
+        }
+    return Finding(
+        code=d.code,
+        name=rule.name,
+        message=d.message,
+        severity=rule.severity,
+        filename=unit.document.path,
+        location=start,
+        end_location=end,
+        fix=fix,
+        help=d.help,
+        noqa_row=noqa_row,
+        source_line=unit.real_line_text(line),
+        context=context,
+    )
+
+
+def _edit_dict(unit: Unit, e: Edit) -> dict:
+    s, t = unit.position(e.start), unit.position(e.end)
+    return {
+        "content": e.content,
+        "location": {"row": s.row, "column": s.column},
+        "end_location": {"row": t.row, "column": t.column},
+        "start": e.start,
+        "end": e.end,
+    }
+
+
+def error_finding(path: str, message: str, loc: Optional[Location] = None) -> Finding:
+    loc = loc or Location(1, 1)
+    rule = registry.by_code()[PARSE_ERROR]
+    return Finding(PARSE_ERROR, rule.name, message, rule.severity, path, loc, loc)
+
+
+def read_file(path: str, max_size: int) -> bytes:
+    """The file's bytes; SourceError for what cannot or should not be read."""
+    try:
+        size = os.path.getsize(path)
+        if max_size and size > max_size:
+            raise SourceError(
+                f"file too large to check: {size / 1048576:.1f} MiB > max-file-size "
+                f"({max_size / 1048576:.1f} MiB); raise `max-file-size` or exclude it"
+            )
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
+
+
+def check_source(path: str, data: bytes, settings) -> list[Finding]:
+    """All findings for one file's bytes (what the cache stores)."""
+    codes = settings.codes_for(path)
+    try:
+        doc = load_document(path, data)
+    except SourceError as exc:
+        if PARSE_ERROR not in codes:
+            return []
+        return [error_finding(path, exc.message, Location(exc.row, exc.column, exc.cell))]
+    findings = []
+    for result in check_document(doc, settings, codes):
+        unit = result.unit
+        sup = None
+        if result.diagnostics and unit.kind == PYTHON:
+            sup = noqa.python_suppressions(unit.text, strings=True)
+        for d in result.diagnostics:
+            findings.append(place(unit, d, settings, sup))
+    findings.sort(key=Finding.sort_key)
+    return findings

@@ -1,0 +1,241 @@
+"""Which files to check: discovery under directories, excludes and .gitignore.
+
+Patterns (``exclude``, ``extend-exclude``, ``per-file-ignores`` and .gitignore
+lines) all follow gitignore's rules: a pattern without a slash matches a name at
+any depth, one with a slash is anchored at the directory that declares it, a
+trailing slash matches directories only, ``**`` spans directories, ``!``
+re-includes.  .gitignore files are honoured wherever they are found, in or out
+of a git checkout, and so is ``.git/info/exclude``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterator, Optional
+
+EXTENSIONS = (".py", ".pyi", ".ipynb", ".sql")
+
+DEFAULT_EXCLUDE = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
+    ".mypy_cache", ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache",
+    ".sparkcheck_cache", ".svn", ".tox", ".venv", ".vscode", "__pypackages__", "_build",
+    "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    regex: re.Pattern
+    negated: bool
+    dir_only: bool
+    text: str
+
+
+def _translate(glob: str) -> str:
+    out, i, n = [], 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "*":
+            if glob[i : i + 2] == "**":
+                i += 2
+                if i < n and glob[i] == "/":
+                    out.append("(?:.*/)?")
+                    i += 1
+                else:
+                    out.append(".*")
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = glob.find("]", i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = glob[i + 1 : j].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(glob[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def compile_pattern(line: str) -> Optional[Pattern]:
+    text = line.rstrip("\n").rstrip("\r")
+    if not text.strip() or text.startswith("#"):
+        return None
+    if not text.endswith("\\ "):
+        text = text.rstrip()
+    negated = text.startswith("!")
+    if negated:
+        text = text[1:]
+    elif text.startswith("\\!") or text.startswith("\\#"):
+        text = text[1:]
+    dir_only = text.endswith("/")
+    text = text.rstrip("/")
+    if text.startswith("./"):
+        text = text[2:]
+    if not text:
+        return None
+    anchored = "/" in text
+    text = text.lstrip("/")
+    body = _translate(text)
+    regex = ("^" if anchored else "^(?:.*/)?") + body + "$"
+    return Pattern(re.compile(regex), negated, dir_only, line.strip())
+
+
+class PatternSet:
+    """Patterns relative to one directory; the last matching pattern decides."""
+
+    def __init__(self, base: str, lines):
+        self.base = base
+        self.patterns = [p for p in (compile_pattern(line) for line in lines) if p]
+
+    def match(self, path: str, is_dir: bool) -> Optional[bool]:
+        """True: excluded, False: re-included, None: no pattern speaks."""
+        rel = os.path.relpath(path, self.base).replace(os.sep, "/")
+        if rel.startswith("../"):
+            return None
+        result = None
+        for p in self.patterns:
+            if p.dir_only and not is_dir:
+                continue
+            if p.regex.match(rel):
+                result = not p.negated
+        return result
+
+    def matches_any(self, path: str, is_dir: bool = False) -> bool:
+        """Whether the path or one of its parents below ``base`` matches."""
+        rel = os.path.relpath(path, self.base).replace(os.sep, "/")
+        if rel.startswith("../") or rel == ".":
+            return False
+        parts = rel.split("/")
+        for i in range(1, len(parts) + 1):
+            sub = os.path.join(self.base, *parts[:i])
+            if self.match(sub, is_dir or i < len(parts)):
+                return True
+        return False
+
+
+def is_checkable(path: str) -> bool:
+    return path.lower().endswith(EXTENSIONS)
+
+
+@dataclass
+class DiscoveryError:
+    path: str
+    message: str
+
+
+def discover(
+    paths: list[str],
+    exclude_for: Callable[[str], PatternSet],
+    respect_gitignore: Callable[[str], bool],
+    force_exclude: bool,
+    errors: list,
+) -> Iterator[str]:
+    """Yield the files to check, in a stable order; unreadable places go to ``errors``."""
+    seen: set[str] = set()
+    for given in paths:
+        if os.path.isdir(given):
+            top = os.path.abspath(given)
+            if force_exclude and exclude_for(top).matches_any(top, True):
+                continue
+            ignores = _parent_gitignores(top) if respect_gitignore(top) else []
+            yield from _walk(top, given, exclude_for, respect_gitignore, ignores, errors, seen)
+        elif os.path.lexists(given):
+            absolute = os.path.abspath(given)
+            if force_exclude and (
+                exclude_for(absolute).matches_any(absolute)
+                or (respect_gitignore(absolute) and _ignored_by_git(absolute))
+            ):
+                continue
+            if absolute not in seen:
+                seen.add(absolute)
+                yield given
+        else:
+            errors.append(DiscoveryError(given, "no such file or directory"))
+
+
+def _parent_gitignores(top: str) -> list[PatternSet]:
+    """.gitignore files of the directories above ``top``, up to the repository root."""
+    found = []
+    d = os.path.dirname(top)
+    while True:
+        found.extend(_gitignores_in(d))
+        if os.path.isdir(os.path.join(d, ".git")):
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            return []  # not in a checkout: parents' .gitignore files do not apply
+        d = parent
+    return list(reversed(found))
+
+
+def _gitignores_in(directory: str) -> list[PatternSet]:
+    out = []
+    for name in (".git/info/exclude", ".gitignore"):
+        path = os.path.join(directory, name)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        out.append(PatternSet(directory, lines))
+    return out
+
+
+def _ignored_by_git(path: str) -> bool:
+    for ps in _parent_gitignores(path):
+        if ps.matches_any(path):
+            return True
+    return False
+
+
+def _walk(top, shown, exclude_for, respect_gitignore, ignores, errors, seen) -> Iterator[str]:
+    stack = [(top, shown, ignores)]
+    while stack:
+        directory, shown_dir, inherited = stack.pop()
+        active = inherited
+        if respect_gitignore(directory):
+            active = inherited + _gitignores_in(directory)
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            errors.append(DiscoveryError(shown_dir, f"cannot read directory: {exc.strerror or exc}"))
+            continue
+        excludes = exclude_for(directory)
+        subdirs = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if not is_dir and not is_checkable(entry.name):
+                continue
+            path = entry.path
+            if excludes.match(path, is_dir):
+                continue
+            ignored = None
+            for ps in active:
+                r = ps.match(path, is_dir)
+                if r is not None:
+                    ignored = r
+            if ignored:
+                continue
+            shown_path = os.path.join(shown_dir, entry.name) if shown_dir != "." else entry.name
+            if is_dir:
+                subdirs.append((path, shown_path, active))
+            elif entry.is_file() and path not in seen:
+                seen.add(path)
+                yield shown_path
+        stack.extend(reversed(subdirs))

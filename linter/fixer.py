@@ -1,0 +1,269 @@
+"""Apply fixes: edits on spans, in rounds, re-checked, written atomically.
+
+Each round checks the file, takes the fixes allowed (``fixable``/``unfixable``,
+safe or with ``--unsafe-fixes`` also unsafe), applies those whose edits do not
+overlap an edit already taken, and re-parses.  A fix that would leave the file
+unparseable is dropped and reported; the rest go on.  Rounds repeat until
+nothing changes (at most ``MAX_ROUNDS``).  The file is written once, at the end,
+through a temporary file and a rename, with its encoding, BOM, newline style
+and permissions; notebooks are written back cell by cell in their own layout.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional
+
+from linter.diagnostics import Edit
+from linter.engine import check_document
+from linter.sources import Document, SourceError, load_document
+
+MAX_ROUNDS = 10
+
+
+@dataclass
+class FixResult:
+    path: str
+    original: bytes
+    fixed: Optional[bytes] = None  # None: nothing changed
+    applied: Counter = field(default_factory=Counter)
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed is not None and self.fixed != self.original
+
+
+def _real_edit(doc: Document, unit, e: Edit):
+    """(cell number or None, start, end, content) in the file or cell text."""
+    start, end = unit.position(e.start), unit.position(e.end)
+    if start.cell != end.cell:
+        return None
+    if doc.kind == "ipynb":
+        text = doc.cells[start.cell - 1].text
+    else:
+        text = doc.text
+    starts = [0]
+    pos = text.find("\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+
+    def offset(loc):
+        row = min(loc.row - 1, len(starts) - 1)
+        return min(starts[row] + loc.column - 1, len(text))
+
+    return start.cell, offset(start), offset(end), e.content
+
+
+def _apply(text: str, edits: list[tuple[int, int, str]], newline: str) -> str:
+    out, last = [], 0
+    for start, end, content in sorted(edits):
+        if newline != "\n":
+            content = content.replace("\r\n", "\n").replace("\n", newline)
+        out.append(text[last:start])
+        out.append(content)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _newline(text: str) -> str:
+    i = text.find("\n")
+    return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
+
+
+def _with_edits(doc: Document, edits) -> Document:
+    """A new document with the real edits applied (raises SourceError if unreadable)."""
+    if doc.kind == "ipynb":
+        by_cell: dict = {}
+        for cell, s, e, content in edits:
+            by_cell.setdefault(cell, []).append((s, e, content))
+        nb = json.loads(json.dumps(doc.notebook))
+        cells = notebook_cells(nb)
+        for number, cell_edits in by_cell.items():
+            cell = cells[number - 1]
+            key = cell_key(nb, cell)
+            old = doc.cells[number - 1].text
+            new = _apply(old, cell_edits, "\n")
+            if isinstance(cell.get(key), list):
+                cell[key] = new.splitlines(keepends=True)
+            else:
+                cell[key] = new
+        return load_document(doc.path, dump_notebook(doc, nb).encode("utf-8"))
+    text = _apply(doc.text, [(s, e, c) for _, s, e, c in edits], _newline(doc.text))
+    return load_document(doc.path, encode(doc, text))
+
+
+def notebook_cells(nb: dict) -> list:
+    if nb.get("nbformat") == 3:
+        return [c for ws in nb.get("worksheets") or [] for c in ws.get("cells") or []]
+    return nb["cells"]
+
+
+def cell_key(nb: dict, cell: dict) -> str:
+    if nb.get("nbformat") == 3 and cell.get("cell_type") == "code":
+        return "input"
+    return "source"
+
+
+def _layouts():
+    # nbformat writes indent=1, sorted keys, non-ASCII kept; Jupyter front ends
+    # and VS Code use these too, with or without a final newline.
+    for indent in (1, 2, 4, None):
+        for sort_keys in (True, False):
+            for ensure_ascii in (False, True):
+                yield {"indent": indent, "sort_keys": sort_keys, "ensure_ascii": ensure_ascii}
+
+
+def notebook_layout(doc: Document) -> Optional[tuple[dict, str]]:
+    """The json.dumps arguments that reproduce the notebook byte for byte."""
+    raw = doc.text
+    body = raw.rstrip("\n")
+    tail = raw[len(body):]
+    for layout in _layouts():
+        if json.dumps(doc.notebook, **layout) == body:
+            return layout, tail
+    return None
+
+
+def dump_notebook(doc: Document, nb: dict) -> str:
+    found = notebook_layout(doc)
+    if found is None:
+        raise SourceError("the notebook's JSON layout is not one sparkcheck can reproduce; not rewritten")
+    layout, tail = found
+    return json.dumps(nb, **layout) + tail
+
+
+def encode(doc: Document, text: str) -> bytes:
+    data = text.encode(doc.encoding)
+    return (b"\xef\xbb\xbf" + data) if doc.bom else data
+
+
+def render(doc: Document) -> bytes:
+    if doc.kind == "ipynb":
+        return doc.text.encode("utf-8")
+    return encode(doc, doc.text)
+
+
+def fix_source(path: str, data: bytes, settings, unsafe: bool) -> FixResult:
+    result = FixResult(path, data)
+    try:
+        doc = load_document(path, data)
+    except SourceError:
+        return result
+    codes = settings.codes_for(path)
+    fixable = settings.fixable_codes()
+    refused: set = set()
+    for _ in range(MAX_ROUNDS):
+        candidates = []
+        for unit_result in check_document(doc, settings, codes):
+            unit = unit_result.unit
+            for d in unit_result.diagnostics:
+                if d.fix is None or d.code not in fixable:
+                    continue
+                applicability = settings.applicability(d.code, d.fix.applicability)
+                if applicability == "unsafe" and not unsafe:
+                    continue
+                key = (d.code, d.start, d.end, d.fix.message)
+                if key in refused:
+                    continue
+                real = [_real_edit(doc, unit, e) for e in d.fix.edits]
+                if any(r is None for r in real):
+                    continue
+                candidates.append((key, real))
+        if not candidates:
+            break
+        taken, used = [], []
+        for key, real in sorted(candidates, key=lambda c: min((r[0] or 0, r[1]) for r in c[1])):
+            spans = [(r[0], r[1], r[2]) for r in real]
+            if any(c == c2 and s < e2 and s2 < e or (c == c2 and s == s2 == e == e2)
+                   for c, s, e in spans for c2, s2, e2 in used):
+                continue  # overlaps an edit of this round: next round
+            taken.append((key, real))
+            used.extend(spans)
+        new_doc = _try(doc, [r for _, real in taken for r in real])
+        if new_doc is None:
+            # Together they break the file: try them one by one and keep the good ones.
+            for key, real in taken:
+                single = _try(doc, real)
+                if single is None:
+                    refused.add(key)
+                    result.dropped.append(f"{path}: the fix for {key[0]} would leave the file unparseable; not applied")
+                else:
+                    doc = single
+                    result.applied[key[0]] += 1
+            continue
+        doc = new_doc
+        for key, _ in taken:
+            result.applied[key[0]] += 1
+    fixed = render(doc)
+    if fixed != data:
+        result.fixed = fixed
+    return result
+
+
+def _try(doc: Document, edits) -> Optional[Document]:
+    try:
+        new = _with_edits(doc, edits)
+    except SourceError:
+        return None
+    # A parse error the fix introduced makes the fix unacceptable.
+    from linter.sources import PYTHON
+    from linter.sources.python import parse
+
+    for unit in new.units:
+        if unit.kind == PYTHON:
+            try:
+                parse(unit.text)
+            except SourceError:
+                return None
+    return new
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write through a temporary file in the same directory and rename over the original."""
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = os.stat(path).st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".sparkcheck-tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def unified_diff(result: FixResult) -> str:
+    try:
+        old_doc = load_document(result.path, result.original)
+        new_doc = load_document(result.path, result.fixed or result.original)
+    except SourceError:
+        return ""
+    if old_doc.kind == "ipynb":
+        out = []
+        for old, new in zip(old_doc.cells, new_doc.cells):
+            if old.text != new.text:
+                out.extend(_diff(old.text, new.text, f"{result.path}:cell {old.number}"))
+        return "".join(out)
+    return "".join(_diff(old_doc.text, new_doc.text, result.path))
+
+
+def _diff(old: str, new: str, name: str):
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    for line in difflib.unified_diff(a, b, fromfile=name, tofile=name):
+        yield line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+

@@ -1,0 +1,103 @@
+"""Check many files: cache lookups in this process, misses over a process pool."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Optional
+
+from linter.cache import Cache
+from linter.diagnostics import Finding
+from linter.engine import check_source, error_finding, read_file
+from linter.sources import SourceError
+
+# Below these, starting worker processes costs more than it saves.
+PARALLEL_MIN_FILES = 8
+PARALLEL_MIN_BYTES = 256 * 1024
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+    cached: int = 0
+    internal_errors: list[str] = field(default_factory=list)
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+_WORKER_SETTINGS: list = []
+
+
+def _init_worker(settings_list) -> None:
+    global _WORKER_SETTINGS
+    _WORKER_SETTINGS = settings_list
+
+
+def _check_one(task):
+    index, path, data = task
+    try:
+        return path, [f.to_dict() for f in check_source(path, data, _WORKER_SETTINGS[index])], None
+    except Exception as exc:  # noqa: BLE001 - one broken rule must not lose the other files
+        tb = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{os.path.basename(tb.filename)}:{tb.lineno}"
+        return path, [], f"{type(exc).__name__}: {exc} (at {where})"
+
+
+def check_files(paths: list[str], resolver, use_cache: bool, jobs: int, cache_dir: Optional[str]) -> RunResult:
+    result = RunResult(files=len(paths))
+    cache = Cache(cache_dir) if use_cache and cache_dir else None
+    settings_list: list = []
+    settings_index: dict[int, int] = {}
+    misses = []  # (index, path, data, key)
+    for path in paths:
+        settings = resolver.for_path(path)
+        index = settings_index.get(id(settings))
+        if index is None:
+            index = settings_index[id(settings)] = len(settings_list)
+            settings_list.append(settings)
+        try:
+            data = read_file(path, settings["max-file-size"])
+        except SourceError as exc:
+            if "SPK001" in settings.codes_for(path):
+                result.findings.append(error_finding(path, exc.message))
+            continue
+        key = None
+        if cache is not None:
+            key = cache.key(path, data, settings, settings.codes_for(path))
+            hit = cache.get(key, path)
+            if hit is not None:
+                result.findings.extend(hit)
+                result.cached += 1
+                continue
+        misses.append((index, path, data, key))
+
+    total = sum(len(m[2]) for m in misses)
+    tasks = [(i, p, d) for i, p, d, _ in misses]
+    keys = {p: k for _, p, _, k in misses}
+    if jobs > 1 and len(misses) >= PARALLEL_MIN_FILES and total >= PARALLEL_MIN_BYTES:
+        # Largest first, so a big file does not start last and finish alone.
+        tasks.sort(key=lambda t: -len(t[2]))
+        chunk = max(1, len(tasks) // (jobs * 8))
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(settings_list,)) as pool:
+            outputs = list(pool.map(_check_one, tasks, chunksize=chunk))
+    else:
+        _init_worker(settings_list)
+        outputs = [_check_one(t) for t in tasks]
+    for path, dicts, error in outputs:
+        if error is not None:
+            result.internal_errors.append(f"{path}: {error}")
+            continue
+        findings = [Finding.from_dict(d) for d in dicts]
+        result.findings.extend(findings)
+        if cache is not None and keys.get(path):
+            cache.put(keys[path], findings)
+    result.findings.sort(key=Finding.sort_key)
+    return result

@@ -1,0 +1,196 @@
+"""Python text: decoding, parsing with libcst, one walk, positions on demand."""
+
+from __future__ import annotations
+
+import codecs
+import dataclasses
+import re
+from contextlib import contextmanager
+
+import libcst as cst
+from libcst._nodes.internal import CodegenState
+
+from linter.sources import SourceError
+
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_PY2_HINTS = re.compile(
+    r"^\s*(print\s+[\"'\w]|exec\s+[\"']|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,)", re.M
+)
+_ERROR_AT = re.compile(r"error at (\d+):(\d+)")
+
+
+def decode(data: bytes) -> tuple[str, str, bool]:
+    """Bytes to text: a BOM, then a PEP 263 coding cookie, then UTF-8."""
+    bom = data.startswith(codecs.BOM_UTF8)
+    if bom:
+        data = data[3:]
+    if b"\x00" in data[:8192]:
+        raise SourceError("binary file: contains NUL bytes, not text")
+    encoding = "utf-8"
+    if not bom:
+        for line in data.split(b"\n", 2)[:2]:
+            m = _CODING.match(line)
+            if m:
+                encoding = m.group(1).decode("ascii", "replace").lower()
+                break
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise SourceError(f"unknown encoding {encoding!r} in the coding declaration") from None
+    try:
+        return data.decode(encoding), encoding, bom
+    except UnicodeDecodeError as exc:
+        row = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start : exc.start + 1].hex()
+        raise SourceError(
+            f"not valid {encoding}: byte 0x{byte} at line {row}, column {col}", row, col
+        ) from None
+
+
+def parse(text: str) -> cst.Module:
+    """Parse Python 3 text; a syntax error becomes a SourceError at its place."""
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        message = exc.message
+        row, col = exc.raw_line, exc.raw_column + 1
+        m = _ERROR_AT.search(message)
+        if m:
+            row, col = int(m.group(1)), int(m.group(2))
+            message = message[m.end():].lstrip(": ")
+        if len(message) > 100:
+            message = message[:97] + "..."
+        hint = ""
+        if _PY2_HINTS.search(text):
+            hint = " (this looks like Python 2, which Spark 3+ no longer runs)"
+        raise SourceError(f"cannot parse Python: {message}{hint}", row, max(col, 1)) from None
+    except RecursionError:
+        raise SourceError("cannot parse Python: nesting too deep") from None
+
+
+# Fields that hold only punctuation, whitespace or comments: the walk skips them.
+_TRIVIA = frozenset(
+    "lpar rpar comma semicolon colon dot equal lbrace rbrace lbracket rbracket "
+    "leading_lines lines_after_decorators header footer trailing_whitespace newline "
+    "asynchronous operator first_colon second_colon empty_lines leading_whitespace "
+    "star separator whitespace".split()
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.name not in _TRIVIA and not f.name.startswith("whitespace")
+        )
+        _CHILD_FIELDS[cls] = names
+    return names
+
+
+def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
+    """Visit every node once, in source order, without recursion.
+
+    ``visit``/``leave`` map a node class to a list of callables taking the node.
+    ``ancestors`` is kept up to date so callbacks can look at a node's parents:
+    during a visit it ends with the node itself.
+    """
+    CSTNode = cst.CSTNode
+    stack: list = [(module, False)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, leaving = pop()
+        cls = node.__class__
+        if leaving:
+            for fn in leave.get(cls, ()):
+                fn(node)
+            ancestors.pop()
+            continue
+        ancestors.append(node)
+        for fn in visit.get(cls, ()):
+            fn(node)
+        push((node, True))
+        children = []
+        for name in _child_fields(cls):
+            value = getattr(node, name)
+            if isinstance(value, CSTNode):
+                children.append(value)
+            elif value.__class__ in (tuple, list):
+                for item in value:
+                    if isinstance(item, CSTNode):
+                        children.append(item)
+        for child in reversed(children):
+            push((child, False))
+
+
+class _Done(Exception):
+    pass
+
+
+class _OffsetState(CodegenState):
+    """Code generation that only counts characters and records node spans.
+
+    libcst's PositionProvider computes line and column for every node of the
+    module (about four times the cost of parsing).  Reporting needs the spans of
+    a handful of nodes, so this state counts offsets and stops as soon as all
+    wanted nodes have been generated.
+    """
+
+    def __init__(self, module: cst.Module, wanted: set):
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.offset = 0
+        self.spans: dict = {}
+        self.starts: dict = {}
+        self.wanted = wanted
+        self.remaining = len(wanted)
+
+    def add_token(self, value: str) -> None:
+        self.offset += len(value)
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.offset += len(token)
+
+    def pop_trailing_newline(self) -> None:
+        pass
+
+    def before_codegen(self, node) -> None:
+        if node in self.wanted:
+            self.starts[node] = self.offset
+
+    def after_codegen(self, node) -> None:
+        if node in self.wanted:
+            # Nodes without a syntactic position of their own (Arg, Param, ...)
+            # get the span of everything they generated.
+            self.spans.setdefault(node, (self.starts[node], self.offset))
+            self.remaining -= 1
+            if self.remaining <= 0:
+                raise _Done
+
+    @contextmanager
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        start = self.offset
+        try:
+            yield
+        finally:
+            spans = self.spans
+            if start_node is not None and start_node in spans:
+                start = spans[start_node][0]
+            end = spans[end_node][1] if end_node is not None and end_node in spans else self.offset
+            spans[node] = (start, end)
+
+
+def node_spans(module: cst.Module, nodes) -> dict:
+    """Character offsets ``(start, end)`` of the syntactic span of each node."""
+    wanted = set(nodes)
+    if not wanted:
+        return {}
+    state = _OffsetState(module, wanted)
+    try:
+        module._codegen(state)
+    except _Done:
+        pass
+    return {n: state.spans[n] for n in wanted if n in state.spans}

@@ -1,0 +1,98 @@
+"""SQL text: statements parsed one by one with sqlglot, with their offsets.
+
+sqlglot is imported here and only here, when a file holds SQL: importing it costs
+about 0.1 s, which pre-commit runs on Python files should not pay.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+_TEMPLATE = re.compile(r"\{\{|\{%|\$\{")
+
+
+@dataclass
+class Statement:
+    start: int  # offset of the statement's first token in the unit text
+    end: int  # offset after its last token
+    expression: Any  # sqlglot Expression
+
+
+@dataclass
+class SqlError:
+    message: str
+    start: int
+    end: int
+
+
+def _dialect(name: str):
+    from sqlglot.dialects.dialect import Dialect
+
+    return Dialect.get_or_raise(name)
+
+
+def is_templated(text: str) -> bool:
+    return bool(_TEMPLATE.search(text))
+
+
+def parse_statements(text: str, dialect: str = "spark") -> tuple[list[Statement], list[SqlError]]:
+    """Every statement of ``text`` that parses, and an error for each that does not."""
+    from sqlglot.errors import ErrorLevel, ParseError, TokenError
+    from sqlglot.tokens import TokenType
+
+    d = _dialect(dialect)
+    try:
+        tokens = d.tokenize(text)
+    except TokenError as exc:
+        return [], [SqlError(f"cannot tokenize SQL: {exc}", 0, len(text))]
+    chunks, current = [], []
+    for token in tokens:
+        if token.token_type == TokenType.SEMICOLON:
+            if current:
+                chunks.append(current)
+            current = []
+        else:
+            current.append(token)
+    if current:
+        chunks.append(current)
+
+    statements, errors = [], []
+    for chunk in chunks:
+        start, end = chunk[0].start, chunk[-1].end + 1
+        try:
+            parsed = d.parser(error_level=ErrorLevel.RAISE).parse(chunk, text)
+        except ParseError as exc:
+            errors.append(_error(text, exc, start, end))
+            continue
+        for expression in parsed:
+            if expression is not None:
+                statements.append(Statement(start, end, expression))
+    return statements, errors
+
+
+def _error(text: str, exc, start: int, end: int) -> SqlError:
+    info: Optional[dict] = exc.errors[0] if getattr(exc, "errors", None) else None
+    if not info:
+        return SqlError(f"cannot parse SQL: {exc}", start, end)
+    description = str(info.get("description") or exc).split(". Line")[0]
+    description = re.sub(r"<Token token_type: TokenType\.(\w+), text: ([^,]*),.*?>", r"\2", description)
+    line, col = info.get("line") or 1, info.get("col") or 1
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    last = starts[min(line, len(starts)) - 1] + col - 1
+    highlight = info.get("highlight") or ""
+    first = max(start, last - len(highlight) + 1)
+    return SqlError(f"cannot parse SQL: {description}", first, max(first + 1, last + 1))
+
+
+def node_span(node) -> Optional[tuple[int, int]]:
+    """Offsets of a sqlglot node from its own or its descendants' token metadata."""
+    lo = hi = None
+    for n in node.walk():
+        meta = n.meta if hasattr(n, "_meta") and n._meta else None
+        if meta and "start" in meta:
+            s, e = meta["start"], meta["end"] + 1
+            lo = s if lo is None or s < lo else lo
+            hi = e if hi is None or e > hi else hi
+    return (lo, hi) if lo is not None else None
