@@ -21,12 +21,12 @@ class ParseError(ToolRule):
 
     ## Example
     ```python
-    print "total:", spark.table("orders").count()
+    print "sample:", spark.table("orders").limit(5).collect()
     ```
 
     ## Use instead
     ```python
-    print("total:", spark.table("orders").count())
+    print("sample:", spark.table("orders").limit(5).collect())
     ```
 
     ## Fix safety

@@ -59,8 +59,8 @@ def parse(text: str) -> cst.Module:
         if m:
             row, col = int(m.group(1)), int(m.group(2))
             message = message[m.end():].lstrip(": ")
-        if len(message) > 100:
-            message = message[:97] + "..."
+        if message.startswith("expected one of") or len(message) > 100:
+            message = "invalid syntax"
         hint = ""
         if _PY2_HINTS.search(text):
             hint = " (this looks like Python 2, which Spark 3+ no longer runs)"

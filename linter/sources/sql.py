@@ -78,6 +78,8 @@ def _error(text: str, exc, start: int, end: int) -> SqlError:
         return SqlError(f"cannot parse SQL: {exc}", start, end)
     description = str(info.get("description") or exc).split(". Line")[0]
     description = re.sub(r"<Token token_type: TokenType\.(\w+), text: ([^,]*),.*?>", r"\2", description)
+    description = description.replace("got SENTINEL", "reached the end of the statement")
+    description = re.sub(r"<class '(?:\w+\.)*(\w+)'>", r"\1", description)
     line, col = info.get("line") or 1, info.get("col") or 1
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     last = starts[min(line, len(starts)) - 1] + col - 1

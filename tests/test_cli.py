@@ -1,0 +1,166 @@
+"""The command line: exit codes, sub-commands, selection, fixes, stdin, output files."""
+import json
+import os
+
+from conftest import FIXTURES, run_process, write
+
+BAD = 'from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\nrows = spark.table("orders").collect()\n'
+GOOD = 'from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\nrows = spark.table("orders").limit(5).collect()\n'
+UNUSED = 'x = 1  # noqa: SPK101\n'
+
+
+def test_clean_directory_exits_0(tmp_path, run):
+    write(tmp_path / "job.py", GOOD)
+    r = run("check", tmp_path, "--no-cache")
+    assert r.code == 0, r
+    assert r.out == "All checks passed!\n"
+
+
+def test_findings_exit_1_and_exit_zero(tmp_path, run):
+    write(tmp_path / "job.py", BAD)
+    r = run("check", tmp_path / "job.py", "--no-cache", "--output-format", "concise")
+    assert r.code == 1
+    assert "job.py:3:30: SPK101 " in r.out
+    assert r.out.rstrip().endswith("Found 1 error.")
+    assert run("check", tmp_path, "--no-cache", "--exit-zero").code == 0
+
+
+def test_default_command_is_check_and_default_path_is_cwd(tmp_path, run):
+    write(tmp_path / "job.py", BAD)
+    assert run(tmp_path / "job.py", "--no-cache").code == 1
+    assert run("check", "--no-cache", cwd=tmp_path).code == 1
+
+
+def test_bad_flag_is_one_line_exit_2(run):
+    r = run("check", "--no-such-flag")
+    assert r.code == 2
+    assert r.err.count("\n") == 1 and r.err.startswith("sparkcheck: error:")
+
+
+def test_unknown_rule_in_select_is_one_line_exit_2(tmp_path, run):
+    write(tmp_path / "job.py", BAD)
+    for flag in ("--select", "--ignore", "--extend-select"):
+        r = run("check", tmp_path, flag, "SPK999")
+        assert r.code == 2, flag
+        assert r.err.count("\n") == 1 and "SPK999" in r.err and "--" in r.err
+
+
+def test_select_ignore_names_and_prefixes(tmp_path, run):
+    write(tmp_path / "job.py", BAD + 'pdf = spark.table("orders").toPandas()\n')
+    codes = lambda r: sorted(l.split()[1] for l in r.out.splitlines() if ": SPK" in l)
+    assert codes(run("check", tmp_path, "--no-cache", "--output-format", "concise")) == ["SPK101", "SPK102"]
+    r = run("check", tmp_path, "--no-cache", "--output-format", "concise", "--select", "topandas-on-unbounded-dataframe")
+    assert codes(r) == ["SPK102"]
+    r = run("check", tmp_path, "--no-cache", "--output-format", "concise", "--ignore", "SPK10")
+    assert codes(r) == [] and r.code == 0
+    r = run("check", tmp_path, "--no-cache", "--output-format", "concise", "--select", "SPK4", "--extend-select", "SPK101")
+    assert codes(r) == ["SPK101"]
+
+
+def test_missing_path_is_exit_2(tmp_path, run):
+    r = run("check", tmp_path / "nope.py")
+    assert r.code == 2 and r.err.count("\n") == 1 and "nope.py" in r.err
+
+
+def test_rule_and_rules(run):
+    r = run("rule", "SPK101")
+    assert r.code == 0 and r.out.startswith("# collect-on-unbounded-dataframe (SPK101)")
+    assert "## Why is this bad?" in r.out
+    assert run("rule", "collect-list-aggregation").out.startswith("# collect-list-aggregation (SPK406)")
+    data = json.loads(run("rule", "SPK102", "--output-format", "json").out)
+    assert data["code"] == "SPK102" and data["options"]["max-rows"]["default"] == 1_000_000
+    assert run("rule", "SPK999").code == 2
+    listing = run("rules").out
+    for code in ("SPK001", "SPK002", "SPK101", "SPK102", "SPK406", "SPK501"):
+        assert code in listing
+    rules = json.loads(run("rules", "--output-format", "json").out)
+    assert [r["code"] for r in rules] == sorted(r["code"] for r in rules)
+    assert len(run("rule", "--all").out.split("\n# ")) == len(rules)
+
+
+def test_version(run):
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        run("--version")
+    assert exc.value.code == 0
+
+
+def test_statistics(tmp_path, run):
+    write(tmp_path / "a.py", BAD + BAD.splitlines()[-1] + "\n" + UNUSED)
+    r = run("check", tmp_path, "--no-cache", "--statistics")
+    assert r.code == 1
+    assert r.out.splitlines() == ["2\tSPK101\t    collect-on-unbounded-dataframe", "1\tSPK002\t[*] unused-noqa"]
+    data = json.loads(run("check", tmp_path, "--no-cache", "--statistics", "--output-format", "json").out)
+    assert {"code": "SPK101", "name": "collect-on-unbounded-dataframe", "count": 2} in data
+
+
+def test_output_file(tmp_path, run):
+    write(tmp_path / "a.py", BAD)
+    out = tmp_path / "reports" / "sparkcheck.json"
+    r = run("check", tmp_path / "a.py", "--no-cache", "--output-format", "json", "-o", out)
+    assert r.code == 1 and r.out == ""
+    assert json.loads(out.read_text())[0]["code"] == "SPK101"
+
+
+def test_fix_diff_fix_only_show_fixes(tmp_path, run):
+    path = write(tmp_path / "a.py", BAD + UNUSED)
+    r = run("check", path, "--no-cache", "--diff")
+    assert r.code == 1 and "-x = 1  # noqa: SPK101\n+x = 1\n" in r.out
+    assert open(path).read() == BAD + UNUSED, "--diff must not write"
+    r = run("check", path, "--no-cache", "--fix", "--show-fixes", "--output-format", "full")
+    assert r.code == 1  # SPK101 remains
+    assert "Fixed 1 error:" in r.out and "1 \u00d7 SPK002" in r.out
+    assert "Found 2 errors (1 fixed, 1 remaining)." in r.out
+    assert open(path).read() == BAD + "x = 1\n"
+    path2 = write(tmp_path / "b.py", UNUSED)
+    r = run("check", path2, "--no-cache", "--fix-only")
+    assert r.code == 0 and r.out == "Fixed 1 error.\n"
+    path3 = write(tmp_path / "c.py", UNUSED)
+    assert run("check", path3, "--no-cache", "--fix", "--exit-non-zero-on-fix").code == 1
+    assert open(path3).read() == "x = 1\n"
+    path4 = write(tmp_path / "d.py", UNUSED)
+    assert run("check", path4, "--no-cache", "--fix").code == 0
+
+
+def test_unfixable_and_unsafe_fixes(tmp_path, run):
+    path = write(tmp_path / "a.py", UNUSED)
+    assert run("check", path, "--no-cache", "--fix", "--unfixable", "SPK002").code == 1
+    assert open(path).read() == UNUSED
+    write(tmp_path / "pyproject.toml", '[tool.sparkcheck]\nextend-unsafe-fixes = ["SPK002"]\n')
+    r = run("check", path, "--no-cache", "--fix")
+    assert r.code == 1 and open(path).read() == UNUSED
+    assert "1 hidden fix can be enabled with the `--unsafe-fixes` option." in r.out
+    r = run("check", path, "--no-cache", "--fix", "--unsafe-fixes")
+    assert r.code == 0 and open(path).read() == "x = 1\n"
+
+
+def test_stdin(run):
+    r = run("check", "-", "--output-format", "concise", "--stdin-filename", "jobs/x.py", stdin=BAD)
+    assert r.code == 1 and r.out.startswith("jobs/x.py:3:30: SPK101")
+    r = run("check", "-", "--fix", stdin=UNUSED)
+    assert r.out == "x = 1\n" and r.code == 0
+    r = run("check", "-", "--stdin-filename", "q.sql", "--output-format", "concise", stdin="SELECT * FROM t\n")
+    assert "q.sql:1:8: SPK501" in r.out
+
+
+def test_add_noqa(tmp_path, run):
+    path = write(tmp_path / "a.py", BAD.replace('.collect()', '.collect()  # noqa: E501'))
+    sql = write(tmp_path / "q.sql", "SELECT *\nFROM t;\n")
+    r = run("check", tmp_path, "--no-cache", "--add-noqa")
+    assert r.code == 0 and "Added 2 noqa directives." in r.err
+    assert open(path).read().endswith('.collect()  # noqa: E501, SPK101\n')
+    assert open(sql).read() == "SELECT *  -- noqa: SPK501\nFROM t;\n"
+    assert run("check", tmp_path, "--no-cache").code == 0
+
+
+def test_no_traceback_on_internal_errors_of_bad_input(tmp_path):
+    write(tmp_path / "a.py", "def f(:\n    spark.table('x').collect()\n")
+    r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
+    assert r.code == 1 and "SPK001" in r.out and "Traceback" not in r.err
+
+
+def test_fixtures_run_end_to_end():
+    r = run_process("check", FIXTURES, "--no-cache", "--output-format", "concise")
+    assert r.code == 1 and "Traceback" not in r.err
+    assert "notebooks/orders_exploration.ipynb:cell 3:2:14: SPK102" in r.out.replace(os.sep, "/")

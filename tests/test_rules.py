@@ -1,0 +1,115 @@
+"""Every rule's own examples, and the meta-test that refuses an undocumented rule."""
+import re
+
+import pytest
+
+from linter import registry
+from linter.config import Resolver
+from linter.engine import check_source
+from linter.fixer import fix_source
+
+RULES = registry.all_rules()
+REQUIRED = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "References")
+
+
+def _settings(tmp_path, rule, options=None):
+    overrides = {"select": ["ALL"], "preview": True}
+    if options:
+        overrides["__rules__"] = {rule.code: options}
+    return Resolver(overrides, cwd=str(tmp_path)).for_path(str(tmp_path / "x.py"))
+
+
+def _cases(kind):
+    for rule in RULES:
+        for i, example in enumerate(getattr(rule, kind)):
+            yield pytest.param(rule, example, id=f"{rule.code}-{kind}-{i}")
+
+
+def _findings(tmp_path, rule, example):
+    settings = _settings(tmp_path, rule, example.options)
+    path = str(tmp_path / example.path)
+    return [f for f in check_source(path, example.code.encode(), settings) if f.code == rule.code], settings, path
+
+
+@pytest.mark.parametrize("rule, example", list(_cases("invalid")))
+def test_invalid_example_is_reported(tmp_path, rule, example):
+    found, settings, path = _findings(tmp_path, rule, example)
+    assert len(found) == example.count, (example.code, found)
+    for f in found:
+        assert f.location.row >= 1 and f.location.column >= 1
+        assert f.message and rule.code == f.code
+    if example.fixed is not None:
+        result = fix_source(path, example.code.encode(), settings, unsafe=example.unsafe)
+        assert result.fixed is not None, "the fix changed nothing"
+        assert result.fixed.decode() == example.fixed
+        again = fix_source(path, result.fixed, settings, unsafe=example.unsafe)
+        assert again.fixed is None, "fixing twice changed the file again"
+        left = [f for f in check_source(path, result.fixed, settings) if f.code == rule.code]
+        assert not left, left
+
+
+@pytest.mark.parametrize("rule, example", list(_cases("valid")))
+def test_valid_example_is_not_reported(tmp_path, rule, example):
+    found, _, _ = _findings(tmp_path, rule, example)
+    assert found == [], found
+
+
+def _blocks(rule, heading):
+    text = rule.sections().get(heading, "")
+    return re.findall(r"```(\w+)\n(.*?)```", text, re.S)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_manual_examples_agree_with_the_rule(tmp_path, rule):
+    """The manual's Example is reported and its Use instead is not."""
+    for heading, expect in (("Example", True), ("Use instead", False)):
+        blocks = _blocks(rule, heading)
+        assert blocks, f"{rule.code}: no code block under '{heading}'"
+        for lang, code in blocks:
+            path = "example.sql" if lang == "sql" else "example.py"
+            prelude = "" if lang == "sql" else "from pyspark.sql import functions as F\n"
+            if lang != "sql" and "orders" in code and "orders =" not in code:
+                prelude += 'orders = spark.table("orders")\n'
+            settings = _settings(tmp_path, rule)
+            text = prelude + code
+            found = [f for f in check_source(str(tmp_path / path), text.encode(), settings) if f.code == rule.code]
+            assert bool(found) == expect, (heading, code, found)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_rule_is_complete(rule):
+    assert re.fullmatch(r"SPK\d{3}", rule.code)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", rule.name), rule.name
+    assert rule.summary and not rule.summary.endswith(".")
+    sections = rule.sections()
+    for heading in REQUIRED:
+        assert sections.get(heading, "").strip(), f"{rule.code}: manual lacks '{heading}'"
+    assert rule.invalid, f"{rule.code}: no examples that must be reported"
+    assert rule.valid, f"{rule.code}: no examples that must not be reported"
+    if rule.options:
+        opts = sections.get("Options", "")
+        for name in rule.options:
+            assert f"`{name}`" in opts, f"{rule.code}: option {name} is not documented"
+    has_fixed = any(e.fixed is not None for e in rule.invalid)
+    assert has_fixed == (rule.fix is not None), f"{rule.code}: declared fix and fix examples disagree"
+    assert rule.severity in ("error", "warning", "info")
+    assert rule.kind in ("python", "sql", "tool")
+    module = rule.__module__.rsplit(".", 1)[-1]
+    assert module == rule.name.replace("-", "_"), f"{rule.code}: module {module} is not named after the rule"
+
+
+def test_codes_and_names_are_unique():
+    assert len({r.code for r in RULES}) == len(RULES)
+    assert len({r.name for r in RULES}) == len(RULES)
+    assert len(RULES) >= 6
+
+
+def test_selectors():
+    assert {r.code for r in registry.resolve("SPK1")} >= {"SPK101", "SPK102"}
+    assert registry.resolve("collect-on-unbounded-dataframe")[0].code == "SPK101"
+    assert registry.resolve("spk406")[0].code == "SPK406"
+    assert registry.resolve("SPK7") == []  # a family without rules yet is still a valid prefix
+    with pytest.raises(registry.SelectorError):
+        registry.resolve("SPK999")
+    with pytest.raises(registry.SelectorError):
+        registry.resolve("no-such-rule")
