@@ -43,6 +43,15 @@ def relative(path: str, options: ReportOptions) -> str:
     return rel.lstrip("/")
 
 
+def shown_path(path: str, options: ReportOptions) -> str:
+    """For people: relative to the working directory when inside it, else absolute."""
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, options.cwd)
+    if rel.startswith(".."):
+        return absolute
+    return rel.replace(os.sep, "/")
+
+
 def git_root(path: str) -> Optional[str]:
     d = path if os.path.isdir(path) else os.path.dirname(path)
     while True:

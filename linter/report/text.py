@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from linter.report import ReportOptions, applicable, relative
+from linter.report import ReportOptions, applicable, shown_path
 
 
 def _where(f, options: ReportOptions) -> str:
     loc = f.location
-    path = relative(f.filename, options)
+    path = shown_path(f.filename, options)
     if loc.cell is not None:
         return f"{path}:cell {loc.cell}:{loc.row}:{loc.column}"
     return f"{path}:{loc.row}:{loc.column}"
@@ -44,7 +44,7 @@ def summary(findings: list, options: ReportOptions) -> list[str]:
     if options.show_fixes and options.fixed_by_file:
         lines.append(f"Fixed {options.fixed} error{'s' if options.fixed != 1 else ''}:")
         for path, counts in sorted(options.fixed_by_file.items()):
-            lines.append(f"- {relative(path, options)}:")
+            lines.append(f"- {shown_path(path, options)}:")
             for code, n in sorted(counts.items()):
                 lines.append(f"    {n} \u00d7 {code}")
         lines.append("")
@@ -78,7 +78,7 @@ def render(fmt: str, findings: list, options: ReportOptions) -> str:
         for f in findings:
             by_file.setdefault(f.filename, []).append(f)
         for path, group in by_file.items():
-            out.append(f"{relative(path, options)}:")
+            out.append(f"{shown_path(path, options)}:")
             for f in group:
                 loc = f.location
                 where = f"cell {loc.cell}:{loc.row}:{loc.column}" if loc.cell else f"{loc.row}:{loc.column}"

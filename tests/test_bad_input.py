@@ -1,0 +1,160 @@
+"""Bad input: a clear one-line message (exit 2) or an SPK001 finding (exit 1), never a traceback."""
+import os
+import shutil
+import time
+
+import pytest
+
+from conftest import ROOT, run_process, write
+
+COLLECT = "rows = spark.table('orders').collect()\n"
+
+
+def _spk001(r):
+    assert r.code == 1, r
+    assert "Traceback" not in r.err
+    return [l for l in r.out.splitlines() if " SPK001 " in l]
+
+
+def test_missing_path(tmp_path):
+    r = run_process("check", tmp_path / "missing_dir")
+    assert r.code == 2 and r.err == f"sparkcheck: error: {tmp_path / 'missing_dir'}: no such file or directory\n"
+
+
+@pytest.mark.skipif(not shutil.which("setpriv"), reason="needs setpriv to drop root")
+def test_directory_without_permission():
+    import pathlib
+    import tempfile
+
+    # pytest's own tmp_path sits under a root-only directory: use a fresh one in /tmp.
+    tmp_path = pathlib.Path(tempfile.mkdtemp(prefix="sparkcheck-perm-"))
+    os.chmod(tmp_path, 0o755)
+    write(tmp_path / "ok" / "a.py", COLLECT)
+    locked = tmp_path / "locked"
+    write(locked / "b.py", COLLECT)
+    os.chmod(locked, 0o000)
+    try:
+        user = 65534 if os.geteuid() == 0 else None  # root reads anything: run as nobody
+        r = run_process("check", ".", "--no-cache", "--output-format", "concise", cwd=tmp_path, user=user)
+    finally:
+        os.chmod(locked, 0o755)
+        shutil.rmtree(tmp_path)
+    lines = _spk001(r)
+    assert lines == ["locked:1:1: SPK001 cannot read directory: Permission denied"], r.out
+    assert "ok/a.py:1:30: SPK101" in r.out
+
+
+def test_binary_file(tmp_path):
+    write(tmp_path / "blob.py", b"\x00\x01\x02collect" * 100, mode="wb")
+    r = run_process("check", tmp_path / "blob.py", "--output-format", "concise", "--no-cache")
+    assert _spk001(r) == [f"{tmp_path / 'blob.py'}:1:1: SPK001 binary file: contains NUL bytes, not text"]
+
+
+def test_invalid_utf8_points_at_the_byte(tmp_path):
+    write(tmp_path / "latin.py", b"x = 1\ny = '\xe9t\xe9'\n" + COLLECT.encode(), mode="wb")
+    r = run_process("check", tmp_path, "--output-format", "concise", "--no-cache")
+    assert _spk001(r)[0].endswith("latin.py:2:6: SPK001 not valid utf-8: byte 0xe9 at line 2, column 6")
+
+
+def test_declared_encoding_is_honoured(tmp_path):
+    write(tmp_path / "latin.py", b"# -*- coding: latin-1 -*-\ny = '\xe9t\xe9'\n" + COLLECT.encode(), mode="wb")
+    r = run_process("check", tmp_path, "--output-format", "concise", "--no-cache")
+    assert r.code == 1 and "SPK101" in r.out and "SPK001" not in r.out
+
+
+def test_empty_files(tmp_path):
+    for name in ("empty.py", "empty.sql"):
+        write(tmp_path / name, "")
+    r = run_process("check", tmp_path, "--no-cache")
+    assert r.code == 0 and r.out == "All checks passed!\n"
+    write(tmp_path / "empty.ipynb", "")
+    r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
+    assert _spk001(r)[0].endswith("empty.ipynb:1:1: SPK001 not a valid notebook: the file is empty")
+
+
+def test_python2_file(tmp_path):
+    write(tmp_path / "old.py", "print 'rows', sc.textFile('x').collect()\n")
+    r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
+    [line] = _spk001(r)
+    assert "old.py:1:" in line and "Python 2" in line
+
+
+def test_large_generated_file(tmp_path):
+    # About 10 MB of generated Python that mentions Spark: refused quickly by max-file-size.
+    body = "".join(f"v{i} = spark.table('t{i}').limit(1).collect()\n" for i in range(250_000))
+    write(tmp_path / "generated.py", body)
+    assert os.path.getsize(tmp_path / "generated.py") > 10_000_000
+    start = time.monotonic()
+    r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
+    assert time.monotonic() - start < 30
+    [line] = _spk001(r)
+    assert "file too large to check: 12.2 MiB > max-file-size (5.0 MiB)" in line
+    # A generated file that never mentions a rule's words is read, not parsed.
+    write(tmp_path / "generated.py", "".join(f"CONST_{i} = {i}\n" for i in range(700_000)))
+    r = run_process("check", tmp_path, "--no-cache", "--config", "max-file-size = 0")
+    assert r.code == 0, r
+
+
+def test_crlf_and_bom(tmp_path, run):
+    write(tmp_path / "crlf.py", COLLECT.replace("\n", "\r\n") + "x = 1  # noqa: SPK101\r\n")
+    write(tmp_path / "bom.py", "\ufeff" + COLLECT + "y = 2  # noqa: SPK101\n")
+    r = run("check", tmp_path, "--no-cache", "--output-format", "concise")
+    assert "bom.py:1:30: SPK101" in r.out and "crlf.py:1:30: SPK101" in r.out
+    assert "crlf.py:2:8: SPK002" in r.out and "bom.py:2:8: SPK002" in r.out
+    run("check", tmp_path, "--no-cache", "--fix")
+    assert open(tmp_path / "crlf.py", "rb").read() == (COLLECT.replace("\n", "\r\n") + "x = 1\r\n").encode()
+    assert open(tmp_path / "bom.py", "rb").read() == ("\ufeff" + COLLECT + "y = 2\n").encode("utf-8")
+
+
+def test_invalid_notebooks(tmp_path):
+    write(tmp_path / "bad.ipynb", '{"cells": [}')
+    write(tmp_path / "list.ipynb", "[1, 2]")
+    write(tmp_path / "v9.ipynb", '{"nbformat": 9, "cells": []}')
+    r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
+    lines = sorted(_spk001(r))
+    assert lines[0].endswith("bad.ipynb:1:12: SPK001 not a valid notebook: invalid JSON: Expecting value")
+    assert lines[1].endswith("list.ipynb:1:1: SPK001 not a valid notebook: the top level is not a JSON object")
+    assert lines[2].endswith("v9.ipynb:1:1: SPK001 not a valid notebook: unsupported nbformat 9")
+
+
+def test_unknown_config_key(tmp_path):
+    write(tmp_path / "pyproject.toml", "[tool.sparkcheck]\nselet = ['SPK1']\n")
+    write(tmp_path / "a.py", COLLECT)
+    r = run_process("check", ".", cwd=tmp_path)
+    assert r.code == 2
+    assert r.err == f"sparkcheck: error: {tmp_path / 'pyproject.toml'} [tool.sparkcheck]: unknown key `selet`\n"
+
+
+def test_malformed_pyproject(tmp_path):
+    write(tmp_path / "pyproject.toml", "[tool.sparkcheck\nselect = [\n")
+    write(tmp_path / "a.py", COLLECT)
+    r = run_process("check", ".", cwd=tmp_path)
+    assert r.code == 2 and r.err.count("\n") == 1 and "invalid TOML" in r.err and "Traceback" not in r.err
+
+
+def test_bad_option_values(tmp_path):
+    write(tmp_path / "a.py", COLLECT)
+    for config, words in (
+        ("[tool.sparkcheck]\nselect = 'SPK1'\n", "must be a list of strings"),
+        ("[tool.sparkcheck]\ntarget-spark = 'latest'\n", "must be a Spark version"),
+        ("[tool.sparkcheck.SPK101]\nmax-rows = 'many'\n", "must be int"),
+        ("[tool.sparkcheck.SPK101]\nmax-row = 5\n", "unknown option `max-row` for SPK101"),
+        ("[tool.sparkcheck]\nignore = ['SPK123']\n", "unknown rule selector 'SPK123'"),
+    ):
+        write(tmp_path / "pyproject.toml", config)
+        r = run_process("check", ".", cwd=tmp_path)
+        assert r.code == 2 and r.err.count("\n") == 1 and words in r.err, (config, r.err)
+
+
+def test_static_checker_does_not_import_pyspark(tmp_path):
+    write(tmp_path / "a.py", "from pyspark.sql import SparkSession\n" + COLLECT)
+    code = (
+        "import sys; from linter.cli import main; main(['check', sys.argv[1], '--no-cache']);"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'py4j')))"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                         cwd=ROOT, env={**os.environ, "JAVA_HOME": "/nonexistent", "PATH": os.path.dirname(sys.executable)})
+    assert out.stdout.strip().endswith("[]"), out
