@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from linter import registry
@@ -204,6 +204,7 @@ class Settings:
     config_path: Optional[str]
     values: dict
     rule_tables: dict = field(default_factory=dict)
+    cli_selection: dict = field(default_factory=dict)
     _selected: Optional[frozenset] = None
     _exclude: Optional[PatternSet] = None
     _per_file: Optional[list] = None
@@ -229,7 +230,7 @@ class Settings:
     def selected(self) -> frozenset:
         """Codes of the rules enabled by select/extend-select/ignore and --preview."""
         if self._selected is None:
-            self._selected = frozenset(_select(self.values))
+            self._selected = frozenset(_select(self.values, self.cli_selection))
         return self._selected
 
     def codes_for(self, path: str) -> frozenset:
@@ -280,20 +281,33 @@ class Settings:
         return self._fingerprint
 
 
-def _select(values: dict) -> set[str]:
+# Selection keys the command line may set; they form a layer above the file's.
+SELECTION = ("select", "extend-select", "extend-ignore")
+
+
+def _select(values: dict, cli: dict) -> set[str]:
+    """ruff's layering: the file's select/extend-select/ignore, then the command
+    line's; a layer that sets ``select`` starts afresh (``--select SPK101``
+    enables SPK101 even where the file ignores it)."""
     preview = values["preview"]
     chosen: set[str] = set()
-    selectors = values["select"] + values["extend-select"]
-    for sel in selectors:
-        for rule in registry.resolve(sel):
-            if rule.explicit and not registry.is_exact(sel, rule):
-                continue
-            if rule.preview and not preview:
-                continue
-            chosen.add(rule.code)
-    for sel in values["ignore"] + values["extend-ignore"]:
-        for rule in registry.resolve(sel):
-            chosen.discard(rule.code)
+    layers = [
+        (values["select"], values["extend-select"], values["ignore"] + values["extend-ignore"]),
+        (cli.get("select"), cli.get("extend-select", []), cli.get("extend-ignore", [])),
+    ]
+    for select, extend, ignore in layers:
+        if select is not None:
+            chosen = set()
+        for sel in (select or []) + extend:
+            for rule in registry.resolve(sel):
+                if rule.explicit and not registry.is_exact(sel, rule):
+                    continue
+                if rule.preview and not preview:
+                    continue
+                chosen.add(rule.code)
+        for sel in ignore:
+            for rule in registry.resolve(sel):
+                chosen.discard(rule.code)
     return chosen
 
 
@@ -320,14 +334,17 @@ class Resolver:
         if found is not None:
             file_values, rule_tables = found
             values.update(file_values)
+        cli_selection = {}
         for key, value in self.overrides.items():
             if key == "__rules__":
                 for code, opts in value.items():
                     rule_tables.setdefault(code, {}).update(opts)
+            elif key in SELECTION:
+                cli_selection[key] = value
             else:
                 values[key] = value
         root = os.path.dirname(path) if path else self.cwd
-        return Settings(root, path, values, rule_tables)
+        return Settings(root, path, values, rule_tables, cli_selection)
 
     def for_path(self, path: str) -> Settings:
         if self.fixed is not None:
@@ -378,6 +395,3 @@ def parse_inline(text: str) -> tuple[dict, dict]:
         raise ConfigError(f"--config: {text!r} is neither a file nor a valid TOML `key = value`: {exc}") from None
     return validate(table, "--config")
 
-
-def with_values(settings: Settings, **values) -> Settings:
-    return replace(settings, values={**settings.values, **values}, _selected=None, _fingerprint=None)

@@ -166,7 +166,8 @@ def discover(
 
 
 def _parent_gitignores(top: str) -> list[PatternSet]:
-    """.gitignore files of the directories above ``top``, up to the repository root."""
+    """.gitignore files of the directories above ``top``: up to the checkout's root,
+    or, outside a checkout, those within the working directory."""
     found = []
     d = os.path.dirname(top)
     while True:
@@ -175,7 +176,9 @@ def _parent_gitignores(top: str) -> list[PatternSet]:
             break
         parent = os.path.dirname(d)
         if parent == d:
-            return []  # not in a checkout: parents' .gitignore files do not apply
+            cwd = os.getcwd()
+            found = [p for p in found if p.base == cwd or p.base.startswith(cwd + os.sep)]
+            break
         d = parent
     return list(reversed(found))
 

@@ -1,0 +1,141 @@
+"""Configuration discovery and precedence, per-file ignores, rule options, init."""
+import os
+
+from conftest import write
+
+COLLECT = "rows = spark.table('orders').collect()\n"
+BIG_LIMIT = "rows = spark.table('orders').limit(500).collect()\n"
+
+
+def codes(r):
+    return sorted(l.split(": ")[1].split()[0] for l in r.out.splitlines() if ": SPK" in l)
+
+
+def test_pyproject_section_applies(tmp_path, run):
+    write(tmp_path / "pyproject.toml", "[project]\nname = 'x'\n\n[tool.sparkcheck]\nignore = ['SPK101']\n")
+    write(tmp_path / "src" / "a.py", COLLECT)
+    assert run("check", ".", "--no-cache", cwd=tmp_path).code == 0
+
+
+def test_pyproject_without_section_is_passed_over(tmp_path, run):
+    write(tmp_path / "sparkcheck.toml", "ignore = ['SPK101']\n")
+    write(tmp_path / "sub" / "pyproject.toml", "[project]\nname = 'sub'\n")
+    write(tmp_path / "sub" / "a.py", COLLECT)
+    assert run("check", ".", "--no-cache", cwd=tmp_path).code == 0
+
+
+def test_nearest_config_wins_and_cli_wins_over_files(tmp_path, run):
+    write(tmp_path / "pyproject.toml", "[tool.sparkcheck]\nignore = ['SPK101']\n")
+    write(tmp_path / "a.py", COLLECT)
+    write(tmp_path / "pkg" / "sparkcheck.toml", "select = ['SPK1']\n")
+    write(tmp_path / "pkg" / "b.py", COLLECT)
+    r = run("check", ".", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    assert r.out.splitlines()[0].startswith("pkg/b.py:1:30: SPK101") and codes(r) == ["SPK101"]
+    r = run("check", ".", "--no-cache", "--output-format", "concise", "--select", "SPK101", cwd=tmp_path)
+    assert codes(r) == ["SPK101", "SPK101"]
+
+
+def test_sparkcheck_toml_beats_pyproject_in_the_same_directory(tmp_path, run):
+    write(tmp_path / "pyproject.toml", "[tool.sparkcheck]\nignore = ['SPK101']\n")
+    write(tmp_path / "sparkcheck.toml", "ignore = []\n")
+    write(tmp_path / "a.py", COLLECT)
+    assert run("check", ".", "--no-cache", cwd=tmp_path).code == 1
+
+
+def test_per_file_ignores(tmp_path, run):
+    write(tmp_path / "pyproject.toml", '[tool.sparkcheck.per-file-ignores]\n"tests/**" = ["SPK101"]\n"notebook_*.py" = ["SPK1"]\n')
+    write(tmp_path / "tests" / "unit" / "test_a.py", COLLECT)
+    write(tmp_path / "jobs" / "notebook_explore.py", COLLECT)
+    write(tmp_path / "jobs" / "etl.py", COLLECT)
+    r = run("check", ".", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    assert [l.split(":")[0] for l in r.out.splitlines() if "SPK101" in l] == ["jobs/etl.py"]
+
+
+def test_rule_options_by_code_and_name(tmp_path, run):
+    write(tmp_path / "a.py", BIG_LIMIT)
+    assert run("check", ".", "--no-cache", cwd=tmp_path).code == 0
+    write(tmp_path / "pyproject.toml", "[tool.sparkcheck.SPK101]\nmax-rows = 100\n")
+    r = run("check", ".", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    assert "its `limit(500)` is above max-rows (100)" in r.out
+    write(tmp_path / "pyproject.toml", "[tool.sparkcheck.collect-on-unbounded-dataframe]\nmax-rows = 1000\n")
+    assert run("check", ".", "--no-cache", cwd=tmp_path).code == 0
+
+
+def test_inline_config_and_config_file(tmp_path, run):
+    write(tmp_path / "a.py", BIG_LIMIT)
+    r = run("check", ".", "--no-cache", "--config", "SPK101.max-rows = 10", cwd=tmp_path)
+    assert r.code == 1
+    write(tmp_path / "ci" / "strict.toml", "[SPK101]\nmax-rows = 1\n")
+    write(tmp_path / "pyproject.toml", "[tool.sparkcheck]\nignore = ['SPK101']\n")
+    assert run("check", ".", "--no-cache", cwd=tmp_path).code == 0
+    assert run("check", ".", "--no-cache", "--config", "ci/strict.toml", cwd=tmp_path).code == 1
+    r = run("check", ".", "--config", "nonsense here", cwd=tmp_path)
+    assert r.code == 2 and r.err.count("\n") == 1
+
+
+def test_exclude_gitignore_and_force_exclude(tmp_path, run):
+    write(tmp_path / ".gitignore", "generated/\n*.tmp.py\n!keep.tmp.py\n")
+    write(tmp_path / "generated" / "a.py", COLLECT)
+    write(tmp_path / "x.tmp.py", COLLECT)
+    write(tmp_path / "keep.tmp.py", COLLECT)
+    write(tmp_path / ".venv" / "lib" / "b.py", COLLECT)
+    write(tmp_path / "legacy" / "old.py", COLLECT)
+    write(tmp_path / "jobs" / "etl.py", COLLECT)
+    write(tmp_path / "pyproject.toml", "[tool.sparkcheck]\nextend-exclude = ['legacy']\n")
+    r = run("check", ".", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    files = sorted(l.split(":")[0] for l in r.out.splitlines() if "SPK101" in l)
+    assert files == ["jobs/etl.py", "keep.tmp.py"]
+    # Files named explicitly are checked, unless --force-exclude (as pre-commit passes them).
+    assert run("check", "legacy/old.py", "--no-cache", cwd=tmp_path).code == 1
+    r = run("check", "legacy/old.py", "generated/a.py", "--force-exclude", "--no-cache", cwd=tmp_path)
+    assert r.code == 0 and r.out == "All checks passed!\n"
+    r = run("check", ".", "--no-cache", "--no-respect-gitignore", "--output-format", "concise", cwd=tmp_path)
+    assert "generated/a.py" in r.out
+
+
+def test_gitignore_of_parent_checkout_applies(tmp_path, run):
+    os.makedirs(tmp_path / ".git")
+    write(tmp_path / ".gitignore", "scratch/\n")
+    write(tmp_path / "proj" / "scratch" / "a.py", COLLECT)
+    write(tmp_path / "proj" / "b.py", COLLECT)
+    r = run("check", "proj", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    assert [l.split(":")[0] for l in r.out.splitlines() if "SPK101" in l] == ["proj/b.py"]
+
+
+def test_target_spark_is_validated(tmp_path, run):
+    write(tmp_path / "a.py", COLLECT)
+    assert run("check", ".", "--target-spark", "3.5", "--no-cache", cwd=tmp_path).code == 1
+    r = run("check", ".", "--target-spark", "three", cwd=tmp_path)
+    assert r.code == 2 and "Spark version" in r.err
+
+
+def test_init_appends_without_touching_other_bytes(tmp_path, run):
+    original = "[project]\r\nname = 'demo'  # keep me\r\n\r\n[tool.ruff]\r\nline-length = 100\r\n"
+    write(tmp_path / "pyproject.toml", original)
+    r = run("init", tmp_path)
+    assert r.code == 0 and "added a [tool.sparkcheck] section" in r.out
+    new = open(tmp_path / "pyproject.toml", "rb").read().decode()
+    assert new.startswith(original) and "[tool.sparkcheck]\r\n" in new
+    assert "\n" not in new.replace("\r\n", "")
+    assert run("init", tmp_path).out.endswith("nothing changed\n")
+    assert open(tmp_path / "pyproject.toml", "rb").read().decode() == new
+    write(tmp_path / "a.py", COLLECT)
+    assert run("check", ".", "--no-cache", cwd=tmp_path).code == 1  # the section it wrote is valid
+
+
+def test_init_creates_sparkcheck_toml(tmp_path, run):
+    r = run("init", tmp_path)
+    assert r.code == 0 and os.path.isfile(tmp_path / "sparkcheck.toml")
+    write(tmp_path / "a.py", COLLECT)
+    assert run("check", ".", "--no-cache", cwd=tmp_path).code == 1
+
+
+def test_cache_directory_layout(tmp_path, run):
+    write(tmp_path / "a.py", COLLECT)
+    run("check", ".", cwd=tmp_path)
+    cache = tmp_path / ".sparkcheck_cache"
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (cache / ".gitignore").read_text().strip().endswith("*")
+    from linter import __version__
+
+    assert (cache / __version__).is_dir()
