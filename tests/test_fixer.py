@@ -1,0 +1,110 @@
+"""The fix engine: spans only, rounds, unparseable fixes dropped, atomic writes, notebooks."""
+import json
+import os
+import stat
+
+import pytest
+
+from conftest import write
+from linter import fixer, registry
+from linter.config import Resolver
+from linter.diagnostics import Edit, Fix
+from linter.registry import Invalid, PythonRule, Valid
+
+UNUSED = "x = 1  # noqa: SPK101\n"
+
+
+def settings_for(tmp_path, **overrides):
+    return Resolver(overrides, cwd=str(tmp_path)).for_path(str(tmp_path / "a.py"))
+
+
+def test_fix_keeps_permissions_and_writes_atomically(tmp_path, run, monkeypatch):
+    path = write(tmp_path / "job.py", "#!/usr/bin/env python\n" + UNUSED)
+    os.chmod(path, 0o750)
+    real_replace = os.replace
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        fixer.write_atomic(path, b"partial")
+    assert open(path).read() == "#!/usr/bin/env python\n" + UNUSED
+    assert os.listdir(tmp_path) == ["job.py"], "the temporary file was left behind"
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert run("check", path, "--fix", "--no-cache").code == 0
+    assert open(path).read() == "#!/usr/bin/env python\nx = 1\n"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o750
+
+
+def _notebook(cells, indent=1):
+    nb = {"cells": cells, "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(nb, indent=indent, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _code(*lines):
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": list(lines)}
+
+
+@pytest.mark.parametrize("indent", [1, 2])
+def test_notebook_fix_goes_into_the_right_cell_and_keeps_layout(tmp_path, run, indent):
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Caf\u00e9 report"]},
+        _code("a = 1\n", "b = 2  # noqa: SPK101, E501\n"),
+        _code("%%sql\n", "SELECT 1 -- noqa: SPK501\n"),
+    ]
+    path = write(tmp_path / "n.ipynb", _notebook(cells, indent))
+    r = run("check", path, "--fix", "--no-cache")
+    assert r.code == 0, r.out
+    cells[1]["source"] = ["a = 1\n", "b = 2  # noqa: E501\n"]
+    cells[2]["source"] = ["%%sql\n", "SELECT 1\n"]
+    assert open(path, encoding="utf-8").read() == _notebook(cells, indent)
+
+
+def test_notebook_in_unknown_layout_is_left_alone(tmp_path, run):
+    text = '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": ["x = 1  # noqa: SPK101"]}],   "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    path = write(tmp_path / "n.ipynb", text)
+    run("check", path, "--fix", "--no-cache")
+    assert open(path).read() == text
+
+
+def test_databricks_sql_cell_fix(tmp_path, run):
+    text = ("# Databricks notebook source\n# MAGIC %sql\n# MAGIC SELECT id FROM t -- noqa: SPK501\n\n"
+            "# COMMAND ----------\n\nx = 1\n")
+    path = write(tmp_path / "nb.py", text)
+    assert run("check", path, "--fix", "--no-cache").code == 0
+    assert open(path).read() == text.replace(" -- noqa: SPK501", "")
+
+
+class BreaksTheFile(PythonRule):
+    """A rule for this test only: its fix leaves unbalanced parentheses."""
+
+    code = "SPK099"
+    name = "breaks-the-file"
+    summary = "test"
+    fix = "safe"
+    triggers = ("break_me",)
+    invalid = (Invalid("break_me()\n"),)
+    valid = (Valid("x\n"),)
+
+    def visit_Call(self, node):
+        if getattr(node.func, "value", None) == "break_me":
+            self.ctx.report(self, node, "broken", fix=Fix("break it", (Edit(0, 0, "((("),)))
+
+
+def test_fix_that_breaks_the_file_is_dropped(tmp_path, monkeypatch):
+    monkeypatch.setattr(registry, "_RULES", [*registry.all_rules(), BreaksTheFile])
+    settings = settings_for(tmp_path, select=["ALL"])
+    source = b"break_me()\nx = 1  # noqa: SPK101\n"
+    result = fixer.fix_source(str(tmp_path / "a.py"), source, settings, unsafe=True)
+    assert result.fixed == b"break_me()\nx = 1\n"  # the good fix still applied
+    assert result.applied == {"SPK002": 1}
+    assert result.dropped == [f"{tmp_path / 'a.py'}: the fix for SPK099 would leave the file unparseable; not applied"]
+
+
+def test_several_fixes_in_one_file(tmp_path):
+    settings = settings_for(tmp_path)
+    source = b"a = 1  # noqa: SPK101\nb = 2  # noqa: SPK102\n"
+    result = fixer.fix_source(str(tmp_path / "a.py"), source, settings, unsafe=False)
+    assert result.fixed == b"a = 1\nb = 2\n" and sum(result.applied.values()) == 2

@@ -1,0 +1,89 @@
+"""noqa comments in Python and SQL, file-level exemptions, ranges, unused suppressions."""
+from conftest import write
+
+COLLECT = "rows = spark.table('orders').collect()"
+
+
+def concise(run, path, *extra):
+    r = run("check", path, "--no-cache", "--output-format", "concise", *extra)
+    return [l.split(": ", 1)[1] for l in r.out.splitlines() if ": SPK" in l]
+
+
+def test_noqa_by_code_name_and_among_other_tools_codes(tmp_path, run):
+    p = write(tmp_path / "a.py", "\n".join([
+        COLLECT + "  # noqa: SPK101",
+        COLLECT + "  # noqa: collect-on-unbounded-dataframe",
+        COLLECT + "  # noqa:E501,SPK101",
+        COLLECT + "  # NOQA: spk101",
+        COLLECT + "  # noqa: SPK406",
+    ]) + "\n")
+    out = concise(run, p)
+    assert out[0].startswith("SPK101") and len(out) == 2
+    assert out[1] == "SPK002 [*] `noqa` directive: unused SPK406"
+
+
+def test_bare_noqa_does_not_silence_sparkcheck(tmp_path, run):
+    p = write(tmp_path / "a.py", COLLECT + "  # noqa\n")
+    r = run("check", p, "--no-cache")
+    assert r.code == 1
+    assert "a bare `noqa` does not silence sparkcheck: write `noqa: SPK101`" in r.out
+
+
+def test_file_level_exemptions(tmp_path, run):
+    p = write(tmp_path / "a.py", "# sparkcheck: noqa\n" + COLLECT + "\n")
+    assert run("check", p, "--no-cache").code == 0
+    p = write(tmp_path / "b.py", "# sparkcheck: noqa: SPK102\n" + COLLECT + "\n")
+    out = concise(run, p)
+    assert [o.split()[0] for o in out] == ["SPK002", "SPK101"]
+    assert out[0].endswith("unused SPK102")
+
+
+def test_noqa_goes_on_the_line_where_the_finding_starts(tmp_path, run):
+    # SPK101 starts at `.collect`: the comment belongs on that line.
+    p = write(tmp_path / "a.py", "rows = (\n    spark.table('orders')\n    .collect()  # noqa: SPK101\n)\n")
+    assert concise(run, p) == []
+    p = write(tmp_path / "b.py", "rows = (  # noqa: SPK101\n    spark.table('orders')\n    .collect()\n)\n")
+    assert [o.split()[0] for o in concise(run, p)] == ["SPK002", "SPK101"]
+
+
+def test_sql_noqa_line_and_ranges(tmp_path, run):
+    p = write(tmp_path / "q.sql", "\n".join([
+        "SELECT * FROM a; -- noqa: SPK501",
+        "SELECT * FROM b; -- noqa: select-star",
+        "-- noqa: disable=SPK501",
+        "SELECT * FROM c;",
+        "SELECT * FROM d;",
+        "-- noqa: enable=SPK501",
+        "SELECT * FROM e;",
+        "-- noqa: disable=all",
+        "SELECT * FROM f;",
+        "-- noqa: enable=all",
+        "SELECT 'it''s -- noqa: SPK501' AS s, * FROM g;",
+        "SELECT 1; -- noqa",
+    ]) + "\n")
+    r = run("check", p, "--no-cache", "--output-format", "concise")
+    lines = [l.split(":")[1] + " " + l.split(": ", 1)[1].split()[0] for l in r.out.splitlines() if ": SPK" in l]
+    assert lines == ["7 SPK501", "11 SPK501"]
+
+
+def test_unused_sql_range_is_reported(tmp_path, run):
+    p = write(tmp_path / "q.sql", "-- noqa: disable=SPK501\nSELECT a FROM t;\n-- noqa: enable=SPK501\n")
+    assert concise(run, p) == ["SPK002 [*] `noqa` directive: unused SPK501"]
+
+
+def test_noqa_inside_a_notebook_cell(tmp_path, run):
+    import json
+
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                     "source": [COLLECT + "  # noqa: SPK101\n", COLLECT]}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    p = write(tmp_path / "n.ipynb", json.dumps(nb, indent=1, sort_keys=True) + "\n")
+    r = run("check", p, "--no-cache", "--output-format", "concise")
+    assert [l.split(":", 1)[1] for l in r.out.splitlines() if "SPK" in l][0].startswith("cell 1:2:30: SPK101")
+
+
+def test_unknown_and_disabled_codes(tmp_path, run):
+    p = write(tmp_path / "a.py", "x = 1  # noqa: SPK999\ny = 2  # noqa: SPK406\n")
+    out = concise(run, p, "--ignore", "SPK406")
+    assert out == ["SPK002 [*] `noqa` directive: unknown code SPK999", "SPK002 [*] `noqa` directive: SPK406 is not enabled"]
+    assert concise(run, p, "--ignore", "SPK002") == []
