@@ -1,0 +1,83 @@
+"""What sparkcheck proves about expressions: kinds and row bounds."""
+import libcst as cst
+import pytest
+
+from linter.semantic import BOUNDED, COLUMN, DATAFRAME, GROUPED, RDD, SESSION, UNBOUNDED, Semantic
+from linter.sources.python import walk
+
+
+def infer_last(code):
+    """Walk `code` and infer the value of its last expression statement."""
+    module = cst.parse_module(code)
+    sem = Semantic()
+    visit, leave = sem.hooks()
+    walk(module, {k: [v] for k, v in visit.items()}, {k: [v] for k, v in leave.items()}, [])
+    last = module.body[-1].body[0]
+    # Re-enter the module scope state as it is at the end of the file.
+    return sem.infer(last.value)
+
+
+PRELUDE = "from pyspark.sql import SparkSession, DataFrame\nfrom pyspark.sql import functions as F\nspark = SparkSession.builder.getOrCreate()\n"
+
+
+@pytest.mark.parametrize("code, kind, bound", [
+    ("spark", SESSION, None),
+    ("spark.table('t')", DATAFRAME, UNBOUNDED),
+    ("spark.read.format('delta').option('a', 1).load('p')", DATAFRAME, UNBOUNDED),
+    ("spark.table('t').limit(5)", DATAFRAME, 5),
+    ("spark.table('t').limit(n)", DATAFRAME, BOUNDED),
+    ("spark.table('t').limit(5).filter('x > 1').select('a')", DATAFRAME, 5),
+    ("spark.table('t').agg(F.max('x'))", DATAFRAME, 1),
+    ("spark.table('t').select(F.count('*').alias('n'), F.max('x'))", DATAFRAME, 1),
+    ("spark.table('t').select('a', F.max('x'))", DATAFRAME, UNBOUNDED),
+    ("spark.table('t').groupBy('k')", GROUPED, UNBOUNDED),
+    ("spark.table('t').groupBy().count()", DATAFRAME, 1),
+    ("spark.table('t').groupBy('k').agg(F.sum('x'))", DATAFRAME, UNBOUNDED),
+    ("spark.table('t').join(spark.table('u'), 'id')", DATAFRAME, UNBOUNDED),
+    ("spark.table('t').limit(1).join(spark.createDataFrame([], 'a int'), 'id')", DATAFRAME, BOUNDED),
+    ("spark.sql('SELECT * FROM t')", DATAFRAME, UNBOUNDED),
+    ("spark.sql('SELECT a FROM t LIMIT 3')", DATAFRAME, 3),
+    ("spark.sql('SELECT count(*), max(a) FROM t')", DATAFRAME, 1),
+    ("spark.sql('SELECT k, count(*) FROM t GROUP BY k')", DATAFRAME, UNBOUNDED),
+    ("spark.sql('SHOW TABLES')", DATAFRAME, BOUNDED),
+    ("spark.sql(query)", DATAFRAME, None),
+    ("spark.range(10)", DATAFRAME, 10),
+    ("spark.table('t').rdd.map(lambda r: r)", RDD, UNBOUNDED),
+    ("spark.table('t')['a']", COLUMN, None),
+    ("spark.table('t').amount", COLUMN, None),
+    ("spark.table('t')[['a', 'b']]", DATAFRAME, UNBOUNDED),
+])
+def test_inference(code, kind, bound):
+    value = infer_last(PRELUDE + code + "\n")
+    assert value is not None and value.kind == kind and value.bound == bound, value
+
+
+@pytest.mark.parametrize("code", [
+    "import pandas as pd\npd.DataFrame({'a': [1]})",
+    "from pandas import DataFrame\ndef f(df: DataFrame):\n    return df\nf(x)",
+    "spark = object()\nspark.table('t')",
+    "gc.collect",
+    "def f(df):\n    return df\nf(1)",
+])
+def test_unknown_stays_unknown(code):
+    assert infer_last(code + "\n") is None
+
+
+def test_assignments_functions_and_branches():
+    code = PRELUDE + (
+        "def load(path) -> DataFrame:\n    return spark.read.parquet(path)\n"
+        "def small():\n    return spark.table('t').limit(3)\n"
+        "a = load('x')\nb = small()\nc = spark.table('t')\nif flag:\n    c = c.limit(10)\n"
+        "d, e = spark.table('t').randomSplit([0.5, 0.5])\n"
+    )
+    for name, kind, bound in (("a", DATAFRAME, UNBOUNDED), ("b", DATAFRAME, 3), ("c", DATAFRAME, None),
+                              ("e", DATAFRAME, UNBOUNDED)):
+        value = infer_last(code + name + "\n")
+        assert (value.kind, value.bound) == (kind, bound), name
+
+
+def test_scopes_shadow():
+    code = PRELUDE + "df = spark.table('t')\ndef f(df):\n    return df\nclass A:\n    df = 1\nf\n"
+    assert infer_last(code).kind == "function"
+    module_level = infer_last(PRELUDE + "df = spark.table('t')\n[df for df in range(3)]\ndf\n")
+    assert module_level.kind == DATAFRAME
