@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -120,7 +121,12 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
             (visit if prefix == "visit_" else leave).setdefault(node_cls, []).append(getattr(rule, attr))
     for cls, fn in sem_leave.items():
         leave.setdefault(cls, []).append(fn)
-    walk(module, visit, leave, ctx.ancestors)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 12000))  # inference recurses along method chains
+    try:
+        walk(module, visit, leave, ctx.ancestors)
+    finally:
+        sys.setrecursionlimit(limit)
     if not ctx.pending:
         return []
     nodes = []

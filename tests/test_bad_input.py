@@ -158,3 +158,16 @@ def test_static_checker_does_not_import_pyspark(tmp_path):
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
                          cwd=ROOT, env={**os.environ, "JAVA_HOME": "/nonexistent", "PATH": os.path.dirname(sys.executable)})
     assert out.stdout.strip().endswith("[]"), out
+
+
+def test_pathological_nesting_is_a_finding_not_a_crash(tmp_path):
+    # libcst's native parser overflows its stack on brackets nested thousands deep
+    # (a segfault) and is quadratic on very long method chains; CPython refuses both.
+    write(tmp_path / "parens.py", "rows = spark.table('t').collect()\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n")
+    write(tmp_path / "chain.py", "z = spark.table('t')" + ".filter('a')" * 20000 + ".collect()\n")
+    write(tmp_path / "long_ok.py", "z = spark.table('t')" + ".filter('a')" * 600 + ".collect()\n")
+    r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise", timeout=60)
+    lines = sorted(_spk001(r))
+    assert lines[0].endswith("chain.py:1:1: SPK001 cannot parse Python: nesting too deep for Python itself")
+    assert lines[1].endswith("parens.py:2:205: SPK001 cannot parse Python: too many nested parentheses")
+    assert "long_ok.py:1:7222: SPK101" in r.out
