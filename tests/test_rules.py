@@ -113,3 +113,13 @@ def test_selectors():
         registry.resolve("SPK999")
     with pytest.raises(registry.SelectorError):
         registry.resolve("no-such-rule")
+
+
+def test_readme_lists_every_rule():
+    import os
+
+    from conftest import ROOT
+
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    for rule in RULES:
+        assert f"| {rule.code} | {rule.name} |" in readme, f"README's rule table lacks {rule.code}"
