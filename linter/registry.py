@@ -65,6 +65,7 @@ class Rule:
     triggers: Optional[tuple[str, ...]] = None  # words the text must contain to be worth parsing
     invalid: tuple = ()
     valid: tuple = ()
+    doc_setup: str = ""  # code that defines the names the manual's examples use
 
     def __init__(self, ctx):
         self.ctx = ctx

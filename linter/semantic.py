@@ -47,6 +47,8 @@ IMPORT = "import"
 FUNCTION = "function"
 DATAFRAMES = "list[DataFrame]"
 STRING = "str"
+WINDOW = "WindowSpec"
+UDF = "udf"  # a user-defined function object (its detail: the FunctionDef or Lambda, when known)
 
 UNBOUNDED = "unbounded"
 BOUNDED = "bounded"
@@ -157,6 +159,23 @@ def literal_string(node) -> Optional[str]:
     if isinstance(node, cst.ConcatenatedString):
         left, right = literal_string(node.left), literal_string(node.right)
         return None if left is None or right is None else left + right
+    return None
+
+
+def literal_type(node) -> Optional[str]:
+    """The Python type of a literal: "str", "int", "float", "bool", "None"; else None."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return "str" if literal_string(node) is not None else None
+    if isinstance(node, cst.Integer):
+        return "int"
+    if isinstance(node, cst.Float):
+        return "float"
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return "bool"
+    if isinstance(node, cst.Name) and node.value == "None":
+        return "None"
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return literal_type(node.expression) if isinstance(node.expression, (cst.Integer, cst.Float)) else None
     return None
 
 
@@ -520,7 +539,22 @@ class Semantic:
             left, right = self._infer(node.left), self._infer(node.right)
             if (left is not None and left.kind == COLUMN) or (right is not None and right.kind == COLUMN):
                 return Value(COLUMN)
+            return None
+        if isinstance(node, cst.Comparison):
+            if self.is_column(node.left) or any(self.is_column(t.comparator) for t in node.comparisons):
+                return Value(COLUMN)
+            return None
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Minus)):
+            return Value(COLUMN) if self.is_column(node.expression) else None
         return None
+
+    def is_column(self, node) -> bool:
+        value = self.infer(node)
+        return value is not None and value.kind == COLUMN
+
+    def is_dataframe(self, node) -> bool:
+        value = self.infer(node)
+        return value is not None and value.kind == DATAFRAME
 
     def _attribute(self, node: cst.Attribute) -> Optional[Value]:
         base = self._infer(node.value)
@@ -583,12 +617,29 @@ class Semantic:
                 args = positional_args(node)
                 return self._infer(args[0]) if args else None
             if name in ("udf", "pandas_udf"):
-                return None
+                args = positional_args(node)
+                target = self._udf_target(args[0]) if args else None
+                return Value(UDF, detail=target, node=node)
+            if name == "lit":
+                args = positional_args(node)
+                return Value(COLUMN, detail=literal_type(args[0]) if args else None, node=node)
             return Value(COLUMN)
+        if q.startswith(("pyspark.sql.Window.", "pyspark.sql.window.Window.")):
+            return Value(WINDOW)
         if q.endswith(("SparkSession.getActiveSession", "SparkSession.active")):
             return Value(SESSION)
         if q in ("pyspark.SparkContext", "pyspark.SparkContext.getOrCreate"):
             return Value(CONTEXT)
+        return None
+
+    def _udf_target(self, node):
+        """The FunctionDef or Lambda a UDF wraps, when it is in this file."""
+        if isinstance(node, cst.Lambda):
+            return node
+        if isinstance(node, cst.Name):
+            value = self.lookup(node.value)
+            if value is not None and value.kind == FUNCTION and isinstance(value.node, cst.FunctionDef):
+                return value.node
         return None
 
     def _method_call(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
@@ -639,6 +690,12 @@ class Semantic:
             if method in ("fill", "drop", "replace"):
                 return Value(DATAFRAME, receiver.bound, node=receiver.node)
             return None
+        if kind == COLUMN:
+            return Value(COLUMN)  # Column methods return Columns (alias, cast, isNull, over, ...)
+        if kind == WINDOW:
+            return Value(WINDOW)
+        if kind == UDF:
+            return Value(COLUMN)  # calling a UDF builds a Column expression
         if kind == RDD:
             if method in _RDD_SAME:
                 return Value(RDD, receiver.bound, node=receiver.node)

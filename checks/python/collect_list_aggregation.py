@@ -60,6 +60,7 @@ class CollectListAggregation(PythonRule):
     name = "collect-list-aggregation"
     summary = "`collect_list` / `collect_set` builds an in-memory array per group"
     triggers = ("collect_list", "collect_set", "array_agg")
+    doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
         Invalid(_SETUP + 'items = orders.groupBy("customer_id").agg(F.collect_list("item_id"))\n'),

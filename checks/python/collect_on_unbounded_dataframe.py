@@ -1,4 +1,5 @@
 from checks.python._driver import origin, shown, unbounded_receiver
+from checks.python.collect_first_row import first_row_index
 from linter.registry import Invalid, Option, PythonRule, Valid
 from linter.semantic import RDD
 
@@ -30,7 +31,7 @@ class CollectOnUnboundedDataFrame(PythonRule):
     and when its rows were built on the driver (`createDataFrame`, a small
     `spark.range`). When a variable may hold different DataFrames (assigned in
     an `if` branch) or comes from SQL text sparkcheck cannot read (an f-string),
-    the rule stays quiet.
+    the rule stays quiet. `collect()[0]` is left to SPK105 (collect-first-row).
 
     ## Why is this bad?
     `collect()` ships every row to the driver and holds them all in its memory
@@ -106,6 +107,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
     )
 
     def visit_Call(self, node) -> None:
+        if first_row_index(self.ctx, node) is not None:
+            return  # `collect()[0]`: SPK105 (collect-first-row) says it better
         found = unbounded_receiver(self, node, ("collect", "toLocalIterator"))
         if found is None:
             return

@@ -1,0 +1,188 @@
+"""Shared by the UDF rules: where a Python UDF is declared, what it wraps, its return type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from linter.semantic import FUNCTION, SESSION, keyword_arg, positional_args
+
+UDF_FACTORIES = frozenset({"udf", "pandas_udf"})
+
+
+@dataclass
+class UdfSite:
+    """One declaration of a Python UDF."""
+
+    report: object  # the node to report (the decorator or the call)
+    function: Optional[object]  # the FunctionDef or Lambda it wraps, when in this file
+    return_type: Optional[object]  # the node giving the return type, None when absent
+    factory: str  # "udf", "pandas_udf" or "register"
+    name: str  # the UDF's name for messages
+    declared: object = None  # the Call that wraps the UDF (for `.asNondeterministic()` checks)
+
+
+def _factory(ctx, func) -> Optional[str]:
+    return ctx.semantic.is_function(func, UDF_FACTORIES)
+
+
+def _function_for(ctx, node):
+    if isinstance(node, cst.Lambda):
+        return node
+    if isinstance(node, cst.Name):
+        value = ctx.semantic.lookup(node.value)
+        if value is not None and value.kind == FUNCTION and isinstance(value.node, cst.FunctionDef):
+            return value.node
+    return None
+
+
+def _type_arg(call: cst.Call, position: int):
+    given = keyword_arg(call, "returnType")
+    if given is not None:
+        return given
+    args = positional_args(call)
+    return args[position] if len(args) > position else None
+
+
+def site_for_call(ctx, call: cst.Call) -> Optional[UdfSite]:
+    """``udf(f, T)``, ``F.udf(lambda x: ..., T)``, ``spark.udf.register("n", f, T)``."""
+    factory = _factory(ctx, call.func)
+    if factory is not None:
+        args = positional_args(call)
+        if not args:
+            return None  # `udf(returnType=...)`: a decorator factory, handled with its def
+        target = args[0]
+        if isinstance(target, (cst.SimpleString, cst.ConcatenatedString)) or _is_type(ctx, target):
+            return None  # `udf("int")`, `udf(IntegerType())`: decorator factories too
+        function = _function_for(ctx, target)
+        if isinstance(target, cst.Name):
+            name = target.value
+        elif isinstance(target, cst.Lambda):
+            name = _assigned_name(ctx, call) or "lambda"
+        else:
+            name = " ".join(ctx.code_for(target).split())[:40]
+        return UdfSite(call, function, _type_arg(call, 1), factory, name, call)
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "register" and isinstance(func.value, cst.Attribute) \
+            and func.value.attr.value == "udf":
+        session = ctx.semantic.infer(func.value.value)
+        if session is None or session.kind != SESSION:
+            return None
+        args = positional_args(call)
+        if len(args) < 2:
+            return None
+        function = _function_for(ctx, args[1])
+        name = ctx.code_for(args[0]).strip("'\"")
+        return UdfSite(call, function, _type_arg(call, 2), "register", name, call)
+    return None
+
+
+def _assigned_name(ctx, call):
+    """``to_upper`` in ``to_upper = udf(lambda ...)`` (through ``.asNondeterministic()`` too)."""
+    node = call
+    parent = ctx.parent_of(node)
+    while isinstance(parent, (cst.Attribute, cst.Call)):
+        node, parent = parent, ctx.parent_of(parent)
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        return parent.targets[0].target.value
+    return None
+
+
+def _is_type(ctx, node) -> bool:
+    """``IntegerType()`` / ``T.StringType()``-like return type expressions."""
+    target = node.func if isinstance(node, cst.Call) else node
+    name = ctx.code_for(target)
+    return name.endswith("Type")
+
+
+def site_for_def(ctx, node: cst.FunctionDef) -> Optional[UdfSite]:
+    """``@udf``, ``@udf("int")``, ``@F.udf(returnType=...)``, ``@pandas_udf(...)``."""
+    for decorator in node.decorators:
+        expr = decorator.decorator
+        if isinstance(expr, cst.Call):
+            factory = _factory(ctx, expr.func)
+            if factory is not None:
+                return UdfSite(decorator, node, _type_arg(expr, 0), factory, node.name.value, expr)
+        else:
+            factory = _factory(ctx, expr)
+            if factory is not None:
+                return UdfSite(decorator, node, None, factory, node.name.value, None)
+    return None
+
+
+def body_expression(function) -> Optional[tuple[list[str], object, list[str]]]:
+    """(parameter names, the returned expression, names guarded against None).
+
+    Accepts a lambda, or a def whose body is an optional docstring, optional
+    ``if x is None: return None`` guards, and one ``return <expr>``.
+    """
+    if isinstance(function, cst.Lambda):
+        params = [p.name.value for p in function.params.params]
+        return params, function.body, []
+    if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
+        return None
+    params = [p.name.value for p in function.params.params]
+    guarded: list[str] = []
+    statements = list(function.body.body)
+    if statements and _is_docstring(statements[0]):
+        statements = statements[1:]
+    while statements and isinstance(statements[0], cst.If):
+        guard = _none_guard(statements[0], params)
+        if guard is None:
+            return None
+        guarded.append(guard)
+        statements = statements[1:]
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    line = statements[0].body
+    if len(line) != 1 or not isinstance(line[0], cst.Return) or line[0].value is None:
+        return None
+    return params, line[0].value, guarded
+
+
+def _is_docstring(statement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _none_guard(node: cst.If, params) -> Optional[str]:
+    """``if x is None: return None`` (or ``if not x: return None``): the guarded name."""
+    if node.orelse is not None or not isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        return None
+    body = node.body.body
+    if isinstance(node.body, cst.IndentedBlock):
+        if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+            return None
+        body = body[0].body
+    if len(body) != 1 or not isinstance(body[0], cst.Return):
+        return None
+    value = body[0].value
+    if value is not None and not (isinstance(value, cst.Name) and value.value == "None"):
+        return None
+    test = node.test
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(test.expression, cst.Name):
+        name = test.expression.value
+    elif (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1
+          and isinstance(test.comparisons[0].operator, cst.Is)
+          and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"):
+        name = test.left.value
+    else:
+        return None
+    return name if name in params else None
+
+
+def walk_expression(node):
+    """Every node of an expression (not entering nested lambdas)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, cst.Lambda) and current is not node:
+            continue
+        stack.extend(current.children)

@@ -1,0 +1,185 @@
+import libcst as cst
+
+from checks.python._driver import shown
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import DATAFRAME, method_name
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+    "spark = SparkSession.builder.getOrCreate()\nevents = spark.table('events')\n"
+)
+ACTIONS = frozenset("collect count toPandas show first take head tail toLocalIterator isEmpty".split())
+
+
+def _target_names(target, out: set) -> None:
+    if isinstance(target, cst.Name):
+        out.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _target_names(element.value, out)
+    elif isinstance(target, cst.StarredElement):
+        _target_names(target.value, out)
+
+
+def assigned_names(nodes) -> set:
+    """Names bound anywhere in these nodes (not inside nested functions, classes or lambdas)."""
+    names: set = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            names.add(node.name.value)
+            continue
+        if isinstance(node, cst.Lambda):
+            continue
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                _target_names(t.target, names)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            _target_names(node.target, names)
+        elif isinstance(node, cst.AsName):
+            _target_names(node.name, names)
+        stack.extend(node.children)
+    return names
+
+
+def chain_root(node):
+    """The Name at the bottom of ``a.b(...).c(...)``, or None."""
+    while True:
+        if isinstance(node, cst.Call):
+            node = node.func
+        elif isinstance(node, cst.Attribute):
+            node = node.value
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        else:
+            return node if isinstance(node, cst.Name) else None
+
+
+class ActionInLoop(PythonRule):
+    """
+    ## What it does
+    Finds DataFrame actions (`collect`, `count`, `toPandas`, `show`, `first`,
+    `take`, `head`, `tail`, `toLocalIterator`, `isEmpty`) inside a `for` or
+    `while` loop when the DataFrame they act on comes from a variable defined
+    before the loop: the same data is scanned once per iteration. Actions on
+    DataFrames made inside the loop (`spark.table(name)` for each table name, a
+    new batch each time) are not reported.
+
+    ## Why is this bad?
+    Every action is a Spark job: planning, scheduling, and a full read of the
+    source unless it is cached. A loop over 365 days that filters and counts
+    one DataFrame runs 365 jobs over the same table, where one `groupBy("day")`
+    job answers them all.
+
+    ## Example
+    ```python
+    events = spark.table("events")
+    for day in days:
+        print(day, events.filter(F.col("day") == day).count())
+    ```
+
+    ## Use instead
+    ```python
+    events = spark.table("events")
+    for row in events.where(F.col("day").isin(days)).groupBy("day").count().collect():
+        print(row.day, row["count"])
+    ```
+
+    ## Fix safety
+    No fix: the single query depends on what the loop computes.
+
+    ## References
+    - Spark RDD programming guide, "RDD Operations" (each action runs a job;
+      persist what is reused).
+    """
+
+    code = "SPK104"
+    name = "action-in-loop"
+    summary = "a DataFrame action runs a Spark job on every iteration of a loop"
+    triggers = tuple(ACTIONS)
+    doc_setup = 'days = ["2024-01-01", "2024-01-02"]\n'
+
+    invalid = (
+        Invalid(_SETUP + "for day in ['2024-01-01', '2024-01-02']:\n    n = events.filter(F.col('day') == day).count()\n"),
+        Invalid(_SETUP + "for c in ['a', 'b']:\n    events.select(c).distinct().show()\n"),
+        Invalid(_SETUP + "i = 0\nwhile i < 3:\n    rows = events.limit(10).collect()\n    i += 1\n"),
+        Invalid(
+            "from pyspark.sql import DataFrame\n"
+            "def report(df: DataFrame, keys):\n    for k in keys:\n        df.where(df.key == k).toPandas()\n"
+        ),
+    )
+    valid = (
+        Valid(_SETUP + "for t in ['a', 'b']:\n    print(spark.table(t).count())\n"),
+        Valid(_SETUP + "for path in ['/a', '/b']:\n    batch = spark.read.parquet(path)\n    print(batch.count())\n"),
+        Valid(_SETUP + "n = events.count()\nfor i in range(n):\n    print(i)\n"),
+        Valid(_SETUP + "for i in range(3):\n    def helper():\n        return events.count()\n"),
+        Valid("for job in jobs:\n    job.count()\n"),
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.loops: list = []  # (loop node, names bound inside it)
+
+    def _enter(self, node, body) -> None:
+        names = assigned_names([body])
+        if isinstance(node, cst.For):
+            _target_names(node.target, names)
+        self.loops.append((node, names))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._enter(node, node.body)
+
+    def leave_For(self, node: cst.For) -> None:
+        self.loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._enter(node, node.body)
+
+    def leave_While(self, node: cst.While) -> None:
+        self.loops.pop()
+
+    def visit_FunctionDef(self, node) -> None:
+        self.loops.append(None)  # a function defined in a loop does not run per iteration
+
+    def leave_FunctionDef(self, node) -> None:
+        self.loops.pop()
+
+    def visit_Lambda(self, node) -> None:
+        self.loops.append(None)
+
+    def leave_Lambda(self, node) -> None:
+        self.loops.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.loops or self.loops[-1] is None:
+            return
+        method = method_name(node)
+        if method not in ACTIONS:
+            return
+        receiver = node.func.value
+        value = self.ctx.semantic.infer(receiver)
+        if value is None or value.kind != DATAFRAME:
+            return
+        root = chain_root(receiver)
+        if root is None:
+            return
+        root_value = self.ctx.semantic.lookup(root.value)
+        if root_value is None or root_value.kind != DATAFRAME:
+            return
+        loop, bound_inside = self.loops[-1]
+        if root.value in bound_inside:
+            return
+        # Per iteration: the body, and a while loop's test; not a for loop's iterable.
+        repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)
+        if not any(a is r for a in self.ctx.ancestors for r in repeated):
+            return
+        kind = "for" if isinstance(loop, cst.For) else "while"
+        self.ctx.report(
+            self,
+            node,
+            f"`{shown(self.ctx, receiver)}.{method}()` runs a Spark job over `{root.value}` on every "
+            f"iteration of the `{kind}` loop",
+            help=f"compute all iterations in one query (filter with `isin`, then `groupBy`), or `cache()` `{root.value}` before the loop",
+            start=node.func.attr,
+        )

@@ -1,0 +1,166 @@
+import libcst as cst
+
+from checks.python._udf import site_for_call, site_for_def, walk_expression
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import DATAFRAME, GROUPED, RDD, method_name
+
+_RDD_SHIPPED = frozenset(
+    "map flatMap filter foreach foreachPartition mapPartitions mapPartitionsWithIndex mapValues flatMapValues "
+    "reduceByKey reduce aggregate fold keyBy sortBy groupBy combineByKey aggregateByKey".split()
+)
+_DF_SHIPPED = frozenset("applyInPandas mapInPandas mapInArrow foreach foreachPartition".split())
+_SETUP = (
+    "from pyspark.sql import SparkSession, DataFrame\nfrom pyspark.sql import functions as F\n"
+    "from pyspark.sql.functions import udf\nspark = SparkSession.builder.getOrCreate()\n"
+)
+
+
+def _self_reference(function):
+    """The first ``self`` (or ``self.attr``) the function reads without owning ``self``."""
+    if isinstance(function, cst.FunctionDef):
+        params = function.params
+        owned = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        body = function.body
+    else:
+        owned = {p.name.value for p in function.params.params}
+        body = function.body
+    if "self" in owned:
+        return None
+    for node in walk_expression(body):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            return node
+        if isinstance(node, cst.Name) and node.value == "self":
+            return node
+    return None
+
+
+class ClosureCapturesSelf(PythonRule):
+    """
+    ## What it does
+    Finds functions shipped to executors that read `self`: the function or
+    lambda of a UDF, of an RDD transformation (`map`, `flatMap`, `filter`,
+    `foreach`, `mapPartitions`, `reduceByKey`, ...), of `applyInPandas`,
+    `mapInPandas`, `mapInArrow`, `foreach`/`foreachPartition` on a DataFrame,
+    and UDFs made from a bound method (`udf(self.clean)`). A value first copied
+    to a local (`factor = self.factor`) and used through the local is fine and
+    not reported. (`foreachBatch` runs its function on the driver and is not
+    reported.)
+
+    ## Why is this bad?
+    To send the function to the executors, Python pickles it with everything it
+    references: `self.factor` drags the whole object along, with its
+    SparkSession, DataFrames, clients and caches. At best every task carries a
+    large object; at worst the job fails with a pickling error (a SparkContext
+    or a lock cannot be serialized).
+
+    ## Example
+    ```python
+    class Scorer:
+        def __init__(self, factor):
+            self.factor = factor
+
+        def score(self, df: DataFrame):
+            return df.rdd.map(lambda r: r.amount * self.factor)
+    ```
+
+    ## Use instead
+    ```python
+    class Scorer:
+        def __init__(self, factor):
+            self.factor = factor
+
+        def score(self, df: DataFrame):
+            factor = self.factor
+            return df.rdd.map(lambda r: r.amount * factor)
+    ```
+
+    ## Fix safety
+    No fix yet; copying the attribute to a local will be offered as unsafe: it
+    reads the attribute once, before the job, rather than when each task runs.
+
+    ## References
+    - Spark RDD programming guide, "Passing Functions to Spark" (referencing a
+      field of an object sends the whole object).
+    """
+
+    code = "SPK203"
+    name = "closure-captures-self"
+    summary = "a function shipped to executors reads `self`, so the whole object is serialized"
+    triggers = ("self",)
+    doc_setup = "from pyspark.sql import DataFrame\n"
+
+    invalid = (
+        Invalid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        return df.rdd.map(lambda r: r.x * self.factor)\n"),
+        Invalid(
+            _SETUP + "class Cleaner:\n    def build(self):\n"
+            "        @udf('string')\n        def clean(s):\n            return s.replace(self.sep, ' ')\n        return clean\n"
+        ),
+        Invalid(_SETUP + "class Job:\n    def normalise(self, s):\n        return s\n"
+                "    def udfs(self):\n        return udf(self.normalise, 'string')\n"),
+        Invalid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n"
+                "        return df.groupBy('k').applyInPandas(lambda pdf: pdf.head(self.n), df.schema)\n"),
+    )
+    valid = (
+        Valid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        factor = self.factor\n"
+              "        return df.rdd.map(lambda r: r.x * factor)\n"),
+        Valid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        return df.withColumn('y', F.col('x') * self.factor)\n"),
+        Valid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n"
+              "        df.writeStream.foreachBatch(lambda b, i: self.sink(b)).start()\n"),
+        Valid("class A:\n    def f(self, items):\n        return list(map(lambda x: x * self.k, items))\n"),
+    )
+
+    def _report(self, reference, where: str) -> None:
+        text = self.ctx.code_for(reference)
+        attr = reference.attr.value if isinstance(reference, cst.Attribute) else None
+        hint = f"copy it to a local first (`{attr} = self.{attr}`) and use the local" if attr else \
+            "copy the fields it needs to locals first"
+        self.ctx.report(
+            self,
+            reference,
+            f"`{text}` in {where} serializes the whole object (`self`) into every task",
+            help=hint,
+        )
+
+    def _shipped(self, function, where: str) -> None:
+        if isinstance(function, cst.Attribute) and isinstance(function.value, cst.Name) and function.value.value == "self":
+            self.ctx.report(
+                self,
+                function,
+                f"`{self.ctx.code_for(function)}` is a bound method: {where} serializes the whole object (`self`)",
+                help="make it a @staticmethod or a module-level function, and pass what it needs as arguments",
+            )
+            return
+        if isinstance(function, cst.Name):
+            value = self.ctx.semantic.lookup(function.value)
+            function = value.node if value is not None and isinstance(value.node, cst.FunctionDef) else None
+        if isinstance(function, (cst.Lambda, cst.FunctionDef)):
+            reference = _self_reference(function)
+            if reference is not None:
+                self._report(reference, where)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        site = site_for_call(self.ctx, node)
+        if site is not None:
+            args = [a.value for a in node.args if a.keyword is None]
+            target = args[1] if site.factory == "register" and len(args) > 1 else (args[0] if args else None)
+            if target is not None:
+                self._shipped(target, f"UDF `{site.name}`")
+            return
+        method = method_name(node)
+        if method is None or not node.args:
+            return
+        if method in _RDD_SHIPPED or method in _DF_SHIPPED:
+            receiver = self.ctx.semantic.infer(node.func.value)
+            if receiver is None:
+                return
+            if (method in _RDD_SHIPPED and receiver.kind == RDD) or (
+                method in _DF_SHIPPED and receiver.kind in (DATAFRAME, GROUPED)
+            ):
+                self._shipped(node.args[0].value, f"the function passed to `{method}`")
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        site = site_for_def(self.ctx, node)
+        if site is not None:
+            reference = _self_reference(node)
+            if reference is not None:
+                self._report(reference, f"UDF `{site.name}`")

@@ -1,0 +1,95 @@
+import libcst as cst
+
+from checks.python._driver import shown
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import DATAFRAME, literal_int, method_name
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+    "spark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
+)
+
+
+def first_row_index(ctx, call: cst.Call):
+    """The ``[0]`` subscript applied to ``call`` (``x.collect()[0]``), or None."""
+    parent = ctx.parent_of(call)
+    if not isinstance(parent, cst.Subscript) or parent.value is not call or len(parent.slice) != 1:
+        return None
+    index = parent.slice[0].slice
+    if isinstance(index, cst.Index) and literal_int(index.value) == 0:
+        return parent
+    return None
+
+
+class CollectFirstRow(PythonRule):
+    """
+    ## What it does
+    Finds `df.collect()[0]` (and `collect()[0][0]`) on a DataFrame that may
+    have more than one row. A DataFrame known to hold one row (a global
+    aggregate such as `df.agg(F.max("x"))`, or `limit(1)`) is not reported:
+    `df.agg(F.max("x")).collect()[0][0]` is the idiomatic way to read a scalar.
+
+    SPK101 (collect-on-unbounded-dataframe) leaves these calls to this rule.
+
+    ## Why is this bad?
+    `collect()` ships every row to the driver to keep the first one: on a real
+    table that is a driver OutOfMemoryError for one row. `first()` (or
+    `head()`) runs a job that stops after one row.
+
+    ## Example
+    ```python
+    latest = orders.orderBy(F.desc("ts")).collect()[0]
+    ```
+
+    ## Use instead
+    ```python
+    latest = orders.orderBy(F.desc("ts")).first()
+    ```
+
+    ## Fix safety
+    No fix yet. `first()` returns `None` on an empty DataFrame where
+    `collect()[0]` raises `IndexError`, so the rewrite changes behaviour for
+    empty inputs and will be offered as unsafe.
+
+    ## References
+    - PySpark API: `DataFrame.first`, `DataFrame.head`.
+    """
+
+    code = "SPK105"
+    name = "collect-first-row"
+    summary = "`collect()[0]` brings every row to the driver to keep one"
+    triggers = ("collect",)
+    doc_setup = 'orders = spark.table("orders")\n'
+
+    invalid = (
+        Invalid(_SETUP + "latest = orders.orderBy(F.desc('ts')).collect()[0]\n"),
+        Invalid(_SETUP + "top_id = orders.select('id').collect()[0][0]\n"),
+        Invalid(_SETUP + "x = orders.limit(1000).collect()[0]\n"),
+    )
+    valid = (
+        Valid(_SETUP + "mx = orders.agg(F.max('amount')).collect()[0][0]\n"),
+        Valid(_SETUP + "one = orders.limit(1).collect()[0]\n"),
+        Valid(_SETUP + "row = orders.first()\n"),
+        Valid(_SETUP + "rows = orders.limit(5).collect()\nsecond = rows[1]\n"),
+        Valid("rows = cursor.collect()[0]\n"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if method_name(node) != "collect" or node.args:
+            return
+        subscript = first_row_index(self.ctx, node)
+        if subscript is None:
+            return
+        value = self.ctx.semantic.infer(node.func.value)
+        if value is None or value.kind != DATAFRAME:
+            return
+        if isinstance(value.bound, int) and value.bound <= 1:
+            return
+        name = shown(self.ctx, node.func.value)
+        self.ctx.report(
+            self,
+            subscript,
+            f"`{name}.collect()[0]` brings every row of `{name}` to the driver to keep the first",
+            help=f"use `{name}.first()` (None when empty) or `{name}.head()`",
+            start=node.func.attr,
+        )

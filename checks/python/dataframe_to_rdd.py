@@ -1,0 +1,81 @@
+import libcst as cst
+
+from checks.python._driver import shown
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import method_name
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+    "spark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
+)
+_ROW_FUNCTIONS = frozenset("map flatMap filter mapPartitions foreach foreachPartition reduceByKey groupByKey keyBy".split())
+
+
+class DataframeToRdd(PythonRule):
+    """
+    ## What it does
+    Finds DataFrame rows processed through the RDD API: `df.rdd.map(...)`,
+    `flatMap`, `filter`, `mapPartitions`, `foreach`, `keyBy`, `reduceByKey`,
+    `groupByKey` on `df.rdd`. `df.rdd.getNumPartitions()` and other metadata
+    calls are not reported.
+
+    ## Why is this bad?
+    `df.rdd` leaves Catalyst and Tungsten: every row is deserialized from
+    Spark's binary format into a Python `Row`, pickled to a Python worker,
+    processed one at a time, and pickled back. The optimizer can no longer
+    prune columns, push filters or generate code. The same logic in DataFrame
+    expressions (or `mapInPandas` for Python that really needs rows) runs many
+    times faster.
+
+    ## Example
+    ```python
+    totals = orders.rdd.map(lambda r: (r.customer_id, r.amount)).reduceByKey(lambda a, b: a + b)
+    ```
+
+    ## Use instead
+    ```python
+    totals = orders.groupBy("customer_id").agg(F.sum("amount").alias("amount"))
+    ```
+
+    ## Fix safety
+    No fix.
+
+    ## References
+    - Spark SQL guide, "Performance Tuning"; PySpark user guide on Arrow and
+      `mapInPandas`.
+    """
+
+    code = "SPK108"
+    name = "dataframe-to-rdd"
+    summary = "DataFrame rows processed one by one through `df.rdd`"
+    triggers = (".rdd",)
+    doc_setup = 'orders = spark.table("orders")\n'
+
+    invalid = (
+        Invalid(_SETUP + "pairs = orders.rdd.map(lambda r: (r.customer_id, r.amount))\n"),
+        Invalid(_SETUP + "orders.rdd.foreach(print)\n"),
+        Invalid(_SETUP + "big = orders.select('amount').rdd.filter(lambda r: r.amount > 100)\n"),
+    )
+    valid = (
+        Valid(_SETUP + "n = orders.rdd.getNumPartitions()\n"),
+        Valid(_SETUP + "totals = orders.groupBy('customer_id').agg(F.sum('amount'))\n"),
+        Valid("pairs = thing.rdd.map(f)\n"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        method = method_name(node)
+        if method not in _ROW_FUNCTIONS:
+            return
+        attr = node.func.value
+        if not (isinstance(attr, cst.Attribute) and attr.attr.value == "rdd"):
+            return
+        if not self.ctx.semantic.is_dataframe(attr.value):
+            return
+        name = shown(self.ctx, attr.value)
+        self.ctx.report(
+            self,
+            node,
+            f"`{name}.rdd.{method}(...)` moves every row out of Spark's engine into Python objects",
+            help="express it with DataFrame functions (select, filter, groupBy/agg), or `mapInPandas` for row-wise Python",
+            start=attr.attr,
+        )

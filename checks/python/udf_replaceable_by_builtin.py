@@ -1,0 +1,239 @@
+from typing import Optional
+
+import libcst as cst
+
+from checks.python._udf import body_expression, site_for_call, site_for_def
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import literal_type
+
+_SETUP = (
+    "import re\nfrom pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+    "from pyspark.sql.functions import udf\nfrom pyspark.sql.types import IntegerType, StringType\n"
+    "spark = SparkSession.builder.getOrCreate()\n"
+)
+_STR_METHODS = {
+    "upper": "F.upper", "lower": "F.lower", "strip": "F.trim", "lstrip": "F.ltrim", "rstrip": "F.rtrim",
+    "title": "F.initcap", "startswith": "Column.startswith", "endswith": "Column.endswith",
+    "replace": "F.regexp_replace", "split": "F.split", "zfill": "F.lpad", "ljust": "F.rpad", "rjust": "F.lpad",
+    "find": "F.instr",
+}
+_BUILTIN_CALLS = {"len": "F.length", "abs": "F.abs", "round": "F.round", "str": ".cast('string')",
+                  "int": ".cast('int')", "float": ".cast('double')", "bool": ".cast('boolean')",
+                  "max": "F.greatest", "min": "F.least"}
+_MODULE_CALLS = {
+    "math.sqrt": "F.sqrt", "math.log": "F.log", "math.log10": "F.log10", "math.exp": "F.exp",
+    "math.floor": "F.floor", "math.ceil": "F.ceil", "math.pow": "F.pow", "math.fabs": "F.abs",
+    "re.sub": "F.regexp_replace", "re.match": "Column.rlike", "re.search": "Column.rlike",
+    "re.fullmatch": "Column.rlike",
+}
+_ARITHMETIC = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.Modulo: "%"}
+
+
+class _Scan:
+    """Decides whether an expression over the UDF's parameters has a built-in equivalent."""
+
+    def __init__(self, ctx, params):
+        self.ctx = ctx
+        self.params = set(params)
+        self.builtins: list[str] = []
+        self.uses_param = False
+
+    def add(self, name):
+        if name not in self.builtins:
+            self.builtins.append(name)
+
+    def ok(self, node) -> bool:
+        if isinstance(node, cst.Name):
+            if node.value in self.params:
+                self.uses_param = True
+                return True
+            return node.value in ("None", "True", "False")
+        if literal_type(node) is not None:
+            return True
+        if isinstance(node, (cst.Set, cst.List, cst.Tuple)):
+            return all(literal_type(e.value) is not None for e in node.elements)
+        if isinstance(node, cst.Call):
+            return self.call(node)
+        if isinstance(node, cst.Subscript):
+            if len(node.slice) != 1:
+                return False
+            s = node.slice[0].slice
+            if isinstance(s, cst.Slice) and all(
+                part is None or literal_type(part) == "int" for part in (s.lower, s.upper)
+            ) and s.step is None:
+                self.add("F.substring")
+                return self.ok(node.value)
+            if isinstance(s, cst.Index) and literal_type(s.value) == "int":
+                self.add("Column.getItem")
+                return self.ok(node.value)
+            return False
+        if isinstance(node, cst.BinaryOperation):
+            op = _ARITHMETIC.get(type(node.operator))
+            if op is None:
+                return False
+            if op == "+" and ("str" in (literal_type(node.left), literal_type(node.right)) or self._stringy(node)):
+                self.add("F.concat")
+            return self.ok(node.left) and self.ok(node.right)
+        if isinstance(node, cst.Comparison):
+            for target in node.comparisons:
+                op = target.operator
+                if isinstance(op, (cst.In, cst.NotIn)):
+                    if not isinstance(target.comparator, (cst.Set, cst.List, cst.Tuple)):
+                        return False
+                    self.add("Column.isin")
+                elif isinstance(op, (cst.Is, cst.IsNot)):
+                    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+                        return False
+                    self.add("Column.isNull / isNotNull")
+                if not self.ok(target.comparator):
+                    return False
+            return self.ok(node.left)
+        if isinstance(node, cst.BooleanOperation):
+            return self.ok(node.left) and self.ok(node.right)
+        if isinstance(node, cst.UnaryOperation):
+            return self.ok(node.expression)
+        if isinstance(node, cst.IfExp):
+            none_branch = any(isinstance(b, cst.Name) and b.value == "None" for b in (node.body, node.orelse))
+            if not none_branch:
+                self.add("F.when")
+            return self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
+        return False
+
+    def _stringy(self, node) -> bool:
+        for side in (node.left, node.right):
+            if isinstance(side, cst.Call) and isinstance(side.func, cst.Attribute) and side.func.attr.value in _STR_METHODS:
+                return True
+        return False
+
+    def call(self, node: cst.Call) -> bool:
+        func = node.func
+        args = [a.value for a in node.args if a.keyword is None and not a.star]
+        if len(args) != len(node.args):
+            return False
+        if isinstance(func, cst.Attribute):
+            qualified = self.ctx.semantic.qualified_name(func)
+            if qualified in _MODULE_CALLS:
+                self.add(_MODULE_CALLS[qualified])
+                return all(self.ok(a) for a in args)
+            builtin = _STR_METHODS.get(func.attr.value)
+            if builtin is None:
+                return False
+            if func.attr.value in ("strip", "lstrip", "rstrip") and args:
+                return False  # strip("x") with characters: F.trim takes none before 3.4
+            if not all(literal_type(a) is not None for a in args):
+                return False
+            self.add(builtin)
+            return self.ok(func.value)
+        if isinstance(func, cst.Name) and func.value in _BUILTIN_CALLS and not self.ctx.semantic.is_bound(func.value):
+            self.add(_BUILTIN_CALLS[func.value])
+            return all(self.ok(a) for a in args)
+        return False
+
+
+def replacement(ctx, function) -> Optional[list[str]]:
+    body = body_expression(function)
+    if body is None:
+        return None
+    params, expression, _ = body
+    if not params:
+        return None
+    scan = _Scan(ctx, params)
+    if not scan.ok(expression) or not scan.uses_param:
+        return None
+    return scan.builtins or ["column arithmetic"]
+
+
+class UdfReplaceableByBuiltin(PythonRule):
+    """
+    ## What it does
+    Finds Python UDFs (`@udf` functions, `udf(...)`/`F.udf(...)` of a lambda or
+    a function of this file, `spark.udf.register`) whose whole body is
+    something Spark's built-in functions already do: string methods (`upper`,
+    `lower`, `strip`, `startswith`, `replace`, `split`, slicing, `len`), `+`
+    concatenation or arithmetic, `re.sub` / `re.match`, `x in {...}`,
+    conditional expressions and `None` checks, `math` functions, `abs`,
+    `round`, casts with `str()`/`int()`/`float()`. A `if x is None: return
+    None` guard at the top is accepted: built-ins return null for null input
+    anyway. The message names the built-ins to use.
+
+    pandas UDFs are not reported.
+
+    ## Why is this bad?
+    A Python UDF moves every row from the JVM to a Python worker and back
+    (pickled, row by row for a plain `udf`), and is a black box to the
+    optimizer: no predicate pushdown through it, no code generation. The
+    built-in runs inside the JVM, typically ten times faster or more.
+
+    ## Example
+    ```python
+    @udf(returnType=StringType())
+    def normalise(name):
+        return name.strip().upper()
+
+    customers = customers.withColumn("name", normalise("name"))
+    ```
+
+    ## Use instead
+    ```python
+    customers = customers.withColumn("name", F.upper(F.trim("name")))
+    ```
+
+    ## Fix safety
+    No fix yet; when offered it will be unsafe: built-ins and Python differ
+    at the edges (Python's `strip()` also removes tabs and newlines where
+    `F.trim` removes spaces only; `round` rounds half to even in Python 3 and
+    half up in Spark; `len` counts code points like `F.length`, but `F.length`
+    of a binary column counts bytes).
+
+    ## References
+    - PySpark user guide, "Python User-defined Table/Scalar Functions"
+      (performance) and the list of built-in functions, `pyspark.sql.functions`.
+    """
+
+    code = "SPK201"
+    name = "udf-replaceable-by-builtin"
+    summary = "a Python UDF does what a built-in function does"
+    triggers = ("udf",)
+    doc_setup = (
+        "from pyspark.sql.functions import udf\nfrom pyspark.sql.types import StringType\n"
+        "customers = spark.table('customers')\n"
+    )
+
+    invalid = (
+        Invalid(_SETUP + "@udf(returnType=StringType())\ndef normalise(name):\n    return name.strip().upper()\n"),
+        Invalid(_SETUP + "to_upper = F.udf(lambda s: s.upper() if s is not None else None, StringType())\n"),
+        Invalid(_SETUP + "@udf('string')\ndef prefix(code):\n    if code is None:\n        return None\n    return code[:3]\n"),
+        Invalid(_SETUP + "def is_vip(tier):\n    return tier in {'gold', 'platinum'}\n\nvip = udf(is_vip, 'boolean')\n"),
+        Invalid(_SETUP + "clean = udf(lambda s: re.sub(r'\\\\s+', ' ', s))\n"),
+        Invalid(_SETUP + "spark.udf.register('name_len', lambda s: len(s), IntegerType())\n"),
+        Invalid(_SETUP + "full = udf(lambda a, b: a + ' ' + b, StringType())\n"),
+        Invalid(_SETUP + "label = udf(lambda x: 'high' if x > 100 else 'low', StringType())\n"),
+    )
+    valid = (
+        Valid(_SETUP + "import json\nparse = udf(lambda s: json.loads(s)['id'], StringType())\n"),
+        Valid(_SETUP + "@udf(returnType=StringType())\ndef mask(card):\n    digits = card[-4:]\n    return '*' * 12 + digits\n"),
+        Valid(_SETUP + "def lookup(code):\n    return COUNTRIES.get(code)\n\ncountry = udf(lookup, StringType())\n"),
+        Valid(_SETUP + "now = udf(lambda: 'x', StringType())\n"),
+        Valid("def udf(f):\n    return f\n\n@udf\ndef up(s):\n    return s.upper()\n"),
+        Valid(_SETUP + "strip_zeros = udf(lambda s: s.strip('0'), StringType())\n"),
+    )
+
+    def _check(self, site) -> None:
+        if site is None or site.factory == "pandas_udf" or site.function is None:
+            return
+        builtins = replacement(self.ctx, site.function)
+        if builtins is None:
+            return
+        names = ", ".join(f"`{b}`" for b in builtins)
+        self.ctx.report(
+            self,
+            site.report,
+            f"UDF `{site.name}` does what built-ins do ({names}): a Python UDF ships every row to a Python worker",
+            help=f"write it as a column expression with {names}",
+        )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._check(site_for_call(self.ctx, node))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._check(site_for_def(self.ctx, node))
