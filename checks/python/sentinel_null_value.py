@@ -1,0 +1,147 @@
+from typing import Optional
+
+import libcst as cst
+
+from linter.registry import Invalid, Option, PythonRule, Valid
+from linter.semantic import COLUMN, DATAFRAME, NA, literal_string, method_name, positional_args
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+    "spark = SparkSession.builder.getOrCreate()\ncustomers = spark.table('customers')\n"
+)
+DEFAULT_SENTINELS = ["", "N/A", "NA", "NULL", "None", "EMPTY", "unknown", "-", "nan", "null", "n/a", "none"]
+
+
+class SentinelNullValue(PythonRule):
+    """
+    ## What it does
+    Finds placeholder strings standing in for a missing value: `""`, `"N/A"`,
+    `"NA"`, `"NULL"`, `"None"`, `"EMPTY"`, `"unknown"`, `"-"` (the list is
+    configurable, compared case-insensitively) written by `fillna`,
+    `na.fill`, `F.when(...)`/`.otherwise(...)`, `withColumn(name,
+    F.lit(...))` and `F.coalesce(..., F.lit(...))`.
+
+    ## Why is this bad?
+    A placeholder is a real value: `isNull()` no longer finds the missing
+    rows, `count(col)` counts them, `avg` and `min` see them, and every
+    placeholder row joins with every other placeholder row on that key, the
+    classic source of a hot key that keeps one task running for hours. Nulls
+    are skipped by joins and aggregates and are what downstream users expect.
+
+    ## Example
+    ```python
+    customers = customers.fillna("N/A", subset=["country"])
+    ```
+
+    ## Use instead
+    ```python
+    # Keep missing countries null; ask for them explicitly where it matters.
+    missing = customers.filter(F.col("country").isNull()).count()
+    ```
+
+    ## Fix safety
+    No fix yet; replacing a placeholder with `F.lit(None).cast(...)` changes the
+    data and will only be offered as unsafe, on request.
+
+    ## Options
+    - `sentinels` (list of strings): the placeholder values to report.
+
+    ## References
+    - Spark SQL guide, "NULL Semantics".
+    """
+
+    code = "SPK301"
+    name = "sentinel-null-value"
+    summary = "a placeholder string such as \"N/A\" stands in for null"
+    triggers = ("fillna", "fill", "when", "otherwise", "lit", "coalesce")
+    options = {"sentinels": Option(DEFAULT_SENTINELS, "Placeholder values to report (case-insensitive).")}
+    doc_setup = 'customers = spark.table("customers")\n'
+
+    invalid = (
+        Invalid(_SETUP + "customers = customers.fillna('N/A', subset=['country'])\n"),
+        Invalid(_SETUP + "customers = customers.na.fill({'email': '', 'phone': 'unknown'})\n", count=2),
+        Invalid(_SETUP + "c = F.when(F.col('tier').isNull(), 'NULL').otherwise(F.col('tier'))\n"),
+        Invalid(_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise(F.lit('-'))\n"),
+        Invalid(_SETUP + "customers = customers.withColumn('segment', F.lit('EMPTY'))\n"),
+        Invalid(_SETUP + "c = F.coalesce(F.col('city'), F.lit(''))\n"),
+    )
+    valid = (
+        Valid(_SETUP + "customers = customers.fillna(0, subset=['orders'])\n"),
+        Valid(_SETUP + "c = F.when(F.col('x') > 0, 'positive').otherwise('other')\n"),
+        Valid(_SETUP + "customers = customers.withColumn('source', F.lit('crm'))\n"),
+        Valid("import pandas as pd\nframe = pd.DataFrame()\nframe = frame.fillna('N/A')\n"),
+        Valid(_SETUP + "c = F.coalesce(F.col('city'), F.col('town'))\n"),
+    )
+
+    def _sentinel(self, node) -> Optional[str]:
+        if isinstance(node, cst.Call) and self.ctx.semantic.is_function(node.func, {"lit"}):
+            args = positional_args(node)
+            node = args[0] if args else None
+        text = literal_string(node) if node is not None else None
+        if text is None:
+            return None
+        wanted = {s.lower() for s in self.opts["sentinels"]}
+        return text if text.strip().lower() in wanted or (text.strip() == "" and "" in wanted) else None
+
+    def _report(self, node, text: str, where: str) -> None:
+        self.ctx.report(
+            self,
+            node,
+            f"{where} writes {text!r} where the value is missing: it stops being null "
+            "(isNull misses it, joins and counts include it)",
+            help="leave the value null (or `F.lit(None).cast(...)`); turn nulls into labels only for display",
+        )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        semantic = self.ctx.semantic
+        method = method_name(node)
+        if method in ("fillna", "fill"):
+            receiver = semantic.infer(node.func.value)
+            if receiver is None or receiver.kind not in ((DATAFRAME,) if method == "fillna" else (NA,)):
+                return
+            args = positional_args(node)
+            value = args[0] if args else None
+            for a in node.args:
+                if a.keyword is not None and a.keyword.value == "value":
+                    value = a.value
+            if isinstance(value, cst.Dict):
+                for element in value.elements:
+                    if isinstance(element, cst.DictElement):
+                        text = self._sentinel(element.value)
+                        if text is not None:
+                            self._report(element.value, text, f"`{method}`")
+            elif value is not None:
+                text = self._sentinel(value)
+                if text is not None:
+                    self._report(value, text, f"`{method}`")
+            return
+        if semantic.is_function(node.func, {"when"}) and len(node.args) >= 2:
+            text = self._sentinel(node.args[1].value)
+            if text is not None:
+                self._report(node.args[1].value, text, "`F.when`")
+            return
+        if method in ("when", "otherwise"):
+            receiver = semantic.infer(node.func.value)
+            if receiver is None or receiver.kind != COLUMN or not node.args:
+                return
+            value = node.args[-1].value
+            text = self._sentinel(value)
+            if text is not None:
+                self._report(value, text, f"`.{method}`")
+            return
+        if method == "withColumn" and len(node.args) == 2:
+            receiver = semantic.infer(node.func.value)
+            if receiver is None or receiver.kind != DATAFRAME:
+                return
+            value = node.args[1].value
+            if isinstance(value, cst.Call) and semantic.is_function(value.func, {"lit"}):
+                text = self._sentinel(value)
+                if text is not None:
+                    self._report(value, text, "`withColumn`")
+            return
+        if semantic.is_function(node.func, {"coalesce"}):
+            for a in node.args[1:]:
+                if isinstance(a.value, cst.Call):
+                    text = self._sentinel(a.value)
+                    if text is not None:
+                        self._report(a.value, text, "`F.coalesce`")
