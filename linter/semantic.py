@@ -541,6 +541,9 @@ class Semantic:
                 return Value(COLUMN)
             return None
         if isinstance(node, cst.Comparison):
+            # `is`, `is not`, `in` and `not in` are Python's own: always a bool.
+            if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
+                return None
             if self.is_column(node.left) or any(self.is_column(t.comparator) for t in node.comparisons):
                 return Value(COLUMN)
             return None

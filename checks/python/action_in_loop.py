@@ -82,8 +82,8 @@ class ActionInLoop(PythonRule):
     ## Use instead
     ```python
     events = spark.table("events")
-    for row in events.where(F.col("day").isin(days)).groupBy("day").count().collect():
-        print(row.day, row["count"])
+    daily = events.where(F.col("day").isin(days)).groupBy("day").count()
+    daily.write.mode("overwrite").saveAsTable("reports.daily_counts")
     ```
 
     ## Fix safety

@@ -57,6 +57,12 @@ class PythonBooleanOperatorOnColumns(PythonRule):
         Valid(_SETUP + "x = orders.filter(~F.col('active'))\n"),
         Valid("a, b = 1, 2\nok = a > 0 and b > 0\nnone = not a\nc = 0 < a < 10\n"),
         Valid(_SETUP + "cols = orders.columns\nok = 'a' in cols and not cols\n"),
+        Valid(
+            "from typing import Optional\nfrom pyspark.sql import Column\n"
+            "def join(on: Optional[Column] = None, how=None):\n"
+            "    if on is None and how is None:\n        return 1\n"
+            "    assert on is not None and isinstance(on, Column)\n"
+        ),
     )
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:

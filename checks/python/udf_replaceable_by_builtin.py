@@ -73,6 +73,8 @@ class _Scan:
                 return False
             if op == "+" and ("str" in (literal_type(node.left), literal_type(node.right)) or self._stringy(node)):
                 self.add("F.concat")
+            else:
+                self.add("column arithmetic")
             return self.ok(node.left) and self.ok(node.right)
         if isinstance(node, cst.Comparison):
             for target in node.comparisons:
@@ -140,7 +142,7 @@ def replacement(ctx, function) -> Optional[list[str]]:
     scan = _Scan(ctx, params)
     if not scan.ok(expression) or not scan.uses_param:
         return None
-    return scan.builtins or ["column arithmetic"]
+    return scan.builtins
 
 
 class UdfReplaceableByBuiltin(PythonRule):

@@ -1,0 +1,84 @@
+import libcst as cst
+
+from checks.python._driver import shown
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import DATAFRAME, literal_int, method_name, positional_args
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+    "orders = spark.table('orders')\n"
+)
+
+
+class RepartitionToOne(PythonRule):
+    """
+    ## What it does
+    Finds `repartition(1)` and `coalesce(1)` on a DataFrame, and says when the
+    result is written out.
+
+    ## Why is this bad?
+    One partition is one task on one core: the whole dataset passes through a
+    single executor, with its memory limits, while the rest of the cluster
+    waits. `coalesce(1)` is worse than it looks: it avoids a shuffle by
+    pulling the *upstream* stage down to one task too, so the whole
+    computation before it runs without parallelism. It is usually there to get
+    "one output file".
+
+    ## Example
+    ```python
+    orders.coalesce(1).write.mode("overwrite").csv("s3://exports/orders")
+    ```
+
+    ## Use instead
+    ```python
+    orders.write.mode("overwrite").option("maxRecordsPerFile", 1_000_000).csv("s3://exports/orders")
+    ```
+    If a single file is really required and the data is small, `repartition(1)`
+    at least keeps the upstream work parallel.
+
+    ## Fix safety
+    No fix.
+
+    ## References
+    - PySpark API: `DataFrame.coalesce` ("if you're doing a drastic coalesce,
+      e.g. to numPartitions = 1, this may result in your computation taking
+      place on fewer nodes than you like").
+    """
+
+    code = "SPK402"
+    name = "repartition-to-one"
+    summary = "`repartition(1)` / `coalesce(1)` funnels all data through one task"
+    triggers = ("repartition", "coalesce")
+    doc_setup = 'orders = spark.table("orders")\n'
+
+    invalid = (
+        Invalid(_SETUP + "orders.coalesce(1).write.mode('overwrite').csv('s3://exports/orders')\n"),
+        Invalid(_SETUP + "one = orders.repartition(1)\n"),
+    )
+    valid = (
+        Valid(_SETUP + "orders.repartition(200, 'customer_id').write.parquet('s3://x')\n"),
+        Valid(_SETUP + "small = orders.coalesce(8)\n"),
+        Valid("import pandas as pd\nframe = pd.DataFrame()\nx = frame.coalesce(1)\n"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        method = method_name(node)
+        if method not in ("repartition", "coalesce"):
+            return
+        args = positional_args(node)
+        if len(args) != 1 or literal_int(args[0]) != 1:
+            return
+        if not self.ctx.semantic.is_dataframe(node.func.value):
+            return
+        parent = self.ctx.parent_of(node)
+        written = isinstance(parent, cst.Attribute) and parent.attr.value in ("write", "writeTo")
+        where = " before a write" if written else ""
+        extra = " and, without a shuffle, the stages before it too" if method == "coalesce" else ""
+        self.ctx.report(
+            self,
+            node,
+            f"`{method}(1)`{where} puts all of `{shown(self.ctx, node.func.value)}` in one task on one core{extra}",
+            help="write with many partitions (`maxRecordsPerFile` bounds file sizes); if one file is required, "
+            "prefer `repartition(1)` on a small result",
+            start=node.func.attr,
+        )

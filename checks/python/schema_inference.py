@@ -1,0 +1,107 @@
+import libcst as cst
+
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import READER, keyword_arg, literal_string, method_name, positional_args
+
+_SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+
+
+def _truthy(node) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value == "True"
+    text = literal_string(node) if node is not None else None
+    return text is not None and text.lower() == "true"
+
+
+class SchemaInference(PythonRule):
+    """
+    ## What it does
+    Finds reads that make Spark infer the schema from the data: CSV with
+    `inferSchema` (as an option or an argument), and `read.json(...)` /
+    `format("json").load(...)` without `.schema(...)`. Test files (`test_*.py`,
+    `*_test.py`, `conftest.py`, files under `tests/`) are not reported.
+
+    ## Why is this bad?
+    Inference reads the input once more just to guess the types (all of it
+    for JSON unless `samplingRatio` is set), and the guess changes with the
+    data: a column that held only integers yesterday is a string today, and
+    the job, or the table it writes, breaks without a code change. A declared
+    schema is read once and fails loudly on bad data.
+
+    ## Example
+    ```python
+    orders = spark.read.option("header", True).option("inferSchema", True).csv("s3://raw/orders/")
+    ```
+
+    ## Use instead
+    ```python
+    orders = spark.read.option("header", True).schema("id BIGINT, amount DOUBLE, day DATE").csv("s3://raw/orders/")
+    ```
+
+    ## Fix safety
+    No fix: the schema is the author's to write.
+
+    ## References
+    - Spark SQL guide, "CSV Files" and "JSON Files" (`inferSchema`,
+      `samplingRatio`).
+    """
+
+    code = "SPK405"
+    name = "schema-inference"
+    summary = "reading CSV or JSON with an inferred schema: an extra pass and types that drift"
+    triggers = ("inferSchema", "json")
+
+    invalid = (
+        Invalid(_SETUP + "orders = spark.read.option('header', True).option('inferSchema', True).csv('s3://raw/orders/')\n"),
+        Invalid(_SETUP + "orders = spark.read.csv('s3://raw/orders/', header=True, inferSchema=True)\n"),
+        Invalid(_SETUP + "events = spark.read.json('s3://raw/events/')\n"),
+        Invalid(_SETUP + "events = spark.read.format('json').load('s3://raw/events/')\n"),
+        Invalid(_SETUP + "orders = spark.read.options(inferSchema='true', header='true').csv('/in')\n"),
+    )
+    valid = (
+        Valid(_SETUP + "events = spark.read.schema('id BIGINT, ts TIMESTAMP').json('s3://raw/events/')\n"),
+        Valid(_SETUP + "orders = spark.read.option('header', True).csv('s3://raw/orders/')\n"),
+        Valid(_SETUP + "events = spark.read.json('fixtures/events.json')\n", path="tests/test_events.py"),
+        Valid("import json\ndata = json.loads('{}')\n"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        path = self.ctx.unit.document.path.replace("\\", "/")
+        name = path.rsplit("/", 1)[-1]
+        if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "/tests/" in f"/{path}":
+            return
+        method = method_name(node)
+        if method not in ("csv", "json", "load"):
+            return
+        parent = self.ctx.parent_of(node)
+        if isinstance(parent, cst.Attribute):
+            return  # report the whole read, once
+        receiver = self.ctx.semantic.infer(node.func.value)
+        if receiver is None or receiver.kind != READER:
+            return
+        chain = []
+        inner = node
+        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
+            chain.append(inner)
+            inner = inner.func.value
+        has_schema = any(method_name(c) == "schema" for c in chain) or keyword_arg(node, "schema") is not None
+        infer = _truthy(keyword_arg(node, "inferSchema"))
+        fmt = method
+        for c in chain:
+            m, args = method_name(c), positional_args(c)
+            if m == "option" and len(args) == 2 and literal_string(args[0]) == "inferSchema" and _truthy(args[1]):
+                infer = True
+            if m == "options" and _truthy(keyword_arg(c, "inferSchema")):
+                infer = True
+            if m == "format" and args and literal_string(args[0]):
+                fmt = literal_string(args[0])
+        if has_schema:
+            return
+        if infer:
+            self._report(node, "`inferSchema` reads the data an extra time to guess column types, and the guess drifts with the data")
+        elif fmt == "json":
+            self._report(node, "reading JSON without a schema makes Spark scan the input to infer one, and the types drift with the data")
+
+    def _report(self, node, message: str) -> None:
+        self.ctx.report(self, node, message, help="declare the schema: `.schema(StructType(...))` or a DDL string "
+                        "`.schema('id BIGINT, amount DOUBLE')`")
