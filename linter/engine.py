@@ -95,9 +95,21 @@ def _trigger_regex(rules) -> Optional[re.Pattern]:
     return _TRIGGERS[key]
 
 
+# Every Python rule reasons about Spark objects, which sparkcheck only knows from
+# pyspark imports, the names `spark` and `sc`, or configured DataFrame functions:
+# a file that mentions none of them cannot produce a finding and is not parsed.
+_SPARK_HINT = re.compile(r"spark|Spark|SPARK|\bsc\b")
+
+
+def _mentions_spark(text: str, settings) -> bool:
+    if _SPARK_HINT.search(text):
+        return True
+    return any(name.rsplit(".", 1)[-1] in text for name in settings["dataframe-functions"])
+
+
 def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     rules = [r for r in registry.all_rules() if r.kind == "python" and r.code in codes]
-    if not rules:
+    if not rules or not _mentions_spark(unit.text, settings):
         return []
     trigger = _trigger_regex(rules)
     if trigger is not None and not trigger.search(unit.text):

@@ -96,9 +96,9 @@ class BreaksTheFile(PythonRule):
 def test_fix_that_breaks_the_file_is_dropped(tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "_RULES", [*registry.all_rules(), BreaksTheFile])
     settings = settings_for(tmp_path, select=["ALL"])
-    source = b"break_me()\nx = 1  # noqa: SPK101\n"
+    source = b"# a spark job\nbreak_me()\nx = 1  # noqa: SPK101\n"
     result = fixer.fix_source(str(tmp_path / "a.py"), source, settings, unsafe=True)
-    assert result.fixed == b"break_me()\nx = 1\n"  # the good fix still applied
+    assert result.fixed == b"# a spark job\nbreak_me()\nx = 1\n"  # the good fix still applied
     assert result.applied == {"SPK002": 1}
     assert result.dropped == [f"{tmp_path / 'a.py'}: the fix for SPK099 would leave the file unparseable; not applied"]
 

@@ -11,9 +11,10 @@ class ParseError(ToolRule):
     be read, and each SQL statement that does not parse. The finding points at
     the place of the error, and the run exits with code 1, never with a crash.
 
-    Python files that contain none of the words any enabled rule looks for
-    (`collect`, `toPandas`, ...) are not parsed at all, so a syntax error in a
-    file unrelated to Spark is left to the project's general linter.
+    Python files that mention no Spark (`spark`, `pyspark`, `sc`, a configured
+    DataFrame function) or none of the words the enabled rules look for are not
+    parsed at all, so a syntax error in a file unrelated to Spark is left to the
+    project's general linter.
 
     ## Why is this bad?
     A file sparkcheck cannot read is a file it cannot check: every other rule is
