@@ -48,6 +48,8 @@ FUNCTION = "function"
 DATAFRAMES = "list[DataFrame]"
 STRING = "str"
 WINDOW = "WindowSpec"
+PANDAS = "pandas.DataFrame"
+ROWS = "list[Row]"  # what collect() returns
 UDF = "udf"  # a user-defined function object (its detail: the FunctionDef or Lambda, when known)
 
 UNBOUNDED = "unbounded"
@@ -114,19 +116,91 @@ AGGREGATES = frozenset(
 class Value:
     """What sparkcheck knows about an expression."""
 
-    __slots__ = ("kind", "bound", "detail", "node")
+    __slots__ = ("kind", "bound", "detail", "node", "flags")
 
-    def __init__(self, kind: str, bound=None, detail=None, node=None):
+    def __init__(self, kind: str, bound=None, detail=None, node=None, flags=None):
         self.kind = kind
         self.bound = bound
-        self.detail = detail  # qualified name for imports, return Value for functions, text for strings
+        # qualified name for imports, return Value for functions, text for strings,
+        # a Schema for DataFrames and readers when the file declares one
+        self.detail = detail
         self.node = node  # where the value was made (for messages)
+        self.flags = flags  # DataFrames: {"shuffle"} once a join/aggregate/sort is in its plan, {"cached"}
 
     def is_(self, kind: str) -> bool:
         return self.kind == kind
 
     def __repr__(self):
         return f"Value({self.kind}, bound={self.bound!r}, detail={self.detail!r})"
+
+
+# DataFrame methods that put a shuffle in the plan: recomputing their result is costly.
+SHUFFLES = frozenset(
+    "join crossJoin groupBy groupby rollup cube agg distinct dropDuplicates drop_duplicates orderBy sort "
+    "repartition repartitionByRange intersect intersectAll subtract exceptAll".split()
+)
+CACHES = frozenset({"cache", "persist", "checkpoint", "localCheckpoint"})
+# Methods after which the columns are those of the receiver.
+_SAME_COLUMNS = frozenset(
+    "filter where orderBy sort sortWithinPartitions distinct dropDuplicates drop_duplicates limit cache persist "
+    "unpersist repartition repartitionByRange coalesce sample hint alias localCheckpoint checkpoint fillna dropna "
+    "replace offset".split()
+)
+
+
+class Schema(tuple):
+    """Ordered ``(name, type or None)`` pairs of a DataFrame, as far as the file says."""
+
+    def names(self) -> list:
+        return [n for n, _ in self]
+
+    def type_of(self, name: str):
+        for n, t in self:
+            if n == name:
+                return t
+        return None
+
+
+def parse_ddl(text: str) -> Optional[Schema]:
+    """``"id BIGINT, name STRING"`` -> Schema; None when it is not that simple."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    out = []
+    for part in parts:
+        words = part.replace(":", " ").split(None, 1)
+        if len(words) != 2:
+            return None
+        out.append((words[0].strip("`"), normalise_type(words[1])))
+    return Schema(out) if out else None
+
+
+_TYPE_WORDS = {
+    "int": "int", "integer": "int", "bigint": "int", "long": "int", "smallint": "int", "tinyint": "int",
+    "short": "int", "byte": "int", "double": "float", "float": "float", "real": "float", "string": "str",
+    "varchar": "str", "char": "str", "boolean": "bool", "bool": "bool", "decimal": "decimal", "numeric": "decimal",
+    "date": "date", "timestamp": "timestamp", "timestamp_ntz": "timestamp", "binary": "binary",
+}
+
+
+def normalise_type(text: str) -> Optional[str]:
+    """A Spark type name (DDL or ``IntegerType``) as one of int, float, decimal, str, bool, date, ..."""
+    word = text.strip().lower().split("(")[0].split("<")[0].strip()
+    if word.endswith("type"):
+        word = {"integertype": "int", "longtype": "long", "shorttype": "short", "bytetype": "byte",
+                "doubletype": "double", "floattype": "float", "stringtype": "string", "booleantype": "boolean",
+                "decimaltype": "decimal", "datetype": "date", "timestamptype": "timestamp",
+                "binarytype": "binary"}.get(word, word)
+    return _TYPE_WORDS.get(word, word or None)
 
 
 def merge(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
@@ -629,10 +703,25 @@ class Semantic:
             return Value(COLUMN)
         if q.startswith(("pyspark.sql.Window.", "pyspark.sql.window.Window.")):
             return Value(WINDOW)
+        if q in ("pandas.DataFrame", "pandas.concat") or q.startswith("pandas.read_"):
+            return Value(PANDAS, node=node)
         if q.endswith(("SparkSession.getActiveSession", "SparkSession.active")):
             return Value(SESSION)
         if q in ("pyspark.SparkContext", "pyspark.SparkContext.getOrCreate"):
             return Value(CONTEXT)
+        return None
+
+    def _schema_of(self, node) -> Optional[Schema]:
+        if node is None:
+            return None
+        text = literal_string(node)
+        if text is None:
+            value = self._infer(node)
+            text = value.detail if value is not None and value.kind == STRING else None
+        if text is not None:
+            return parse_ddl(text)
+        if isinstance(node, cst.List) and all(literal_string(e.value) for e in node.elements):
+            return Schema([(literal_string(e.value), None) for e in node.elements])
         return None
 
     def _udf_target(self, node):
@@ -660,7 +749,9 @@ class Semantic:
                     text = first.detail if first is not None and first.kind == STRING else None
                 return Value(DATAFRAME, sql_bound(text) if text is not None else None, node=node)
             if method == "createDataFrame":
-                return Value(DATAFRAME, BOUNDED, node=node)
+                args = positional_args(node)
+                schema_arg = args[1] if len(args) > 1 else keyword_arg(node, "schema")
+                return Value(DATAFRAME, BOUNDED, self._schema_of(schema_arg), node=node)
             if method == "range":
                 args = [literal_int(a) for a in positional_args(node)]
                 if len(args) == 1 and args[0] is not None:
@@ -678,16 +769,23 @@ class Semantic:
                 return Value(SESSION)
             return None
         if kind == READER:
+            if method == "schema":
+                args = positional_args(node)
+                text = literal_string(args[0]) if args else None
+                if text is None and args:
+                    value = self._infer(args[0])
+                    text = value.detail if value is not None and value.kind == STRING else None
+                return Value(READER, UNBOUNDED, parse_ddl(text) if text else None)
             if method in _READER_CONFIG:
                 return receiver
             if method in _READER_LOAD:
-                return Value(DATAFRAME, UNBOUNDED, node=node)
+                return Value(DATAFRAME, UNBOUNDED, receiver.detail, node=node)
             return None
         if kind == GROUPED:
             if method == "pivot":
                 return receiver
             if method in _GROUPED_RESULT:
-                return Value(DATAFRAME, receiver.bound, node=node)
+                return Value(DATAFRAME, receiver.bound, node=node, flags=set(receiver.flags or ()) | {"shuffle"})
             return None
         if kind == NA:
             if method in ("fill", "drop", "replace"):
@@ -712,6 +810,73 @@ class Semantic:
         return None
 
     def _dataframe_method(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
+        result = self._dataframe_method_value(receiver, method, node)
+        if result is None or result.kind not in (DATAFRAME, GROUPED, DATAFRAMES):
+            return result
+        flags = set(receiver.flags or ())
+        if method in SHUFFLES:
+            flags.add("shuffle")
+        if method in CACHES:
+            flags.add("cached")
+        result = Value(result.kind, result.bound, self._columns_after(receiver, method, node), result.node, flags)
+        return result
+
+    def _columns_after(self, receiver: Value, method: str, node: cst.Call) -> Optional[Schema]:
+        schema = receiver.detail if isinstance(receiver.detail, Schema) else None
+        args = positional_args(node)
+        if method in _SAME_COLUMNS:
+            return schema
+        if method in ("select", "toDF"):
+            out = []
+            for arg in args:
+                name, col_type = self._column_name(arg, schema)
+                if name is None:
+                    return None
+                out.append((name, col_type))
+            return Schema(out) if out else None
+        if method == "withColumn" and schema is not None and len(args) == 2 and literal_string(args[0]):
+            name = literal_string(args[0])
+            col_type = self._cast_type(args[1])
+            kept = [(n, t) for n, t in schema if n != name]
+            if len(kept) == len(schema):
+                return Schema([*schema, (name, col_type)])
+            return Schema([(n, col_type if n == name else t) for n, t in schema])
+        if method == "drop" and schema is not None:
+            gone = {literal_string(a) for a in args}
+            return Schema([(n, t) for n, t in schema if n not in gone])
+        if method == "withColumnRenamed" and schema is not None and len(args) == 2:
+            old, new = literal_string(args[0]), literal_string(args[1])
+            return Schema([(new if n == old else n, t) for n, t in schema])
+        return None
+
+    def _column_name(self, arg, schema) -> tuple:
+        """Output name and type of a select item, when plain."""
+        text = literal_string(arg)
+        if text is not None:
+            if text == "*":
+                return None, None
+            return text, schema.type_of(text) if schema else None
+        if isinstance(arg, cst.Call) and method_name(arg) in ("alias", "name"):
+            alias_args = positional_args(arg)
+            name = literal_string(alias_args[0]) if alias_args else None
+            return name, self._cast_type(arg.func.value)
+        if isinstance(arg, cst.Call) and self.is_function(arg.func, {"col", "column"}):
+            col_args = positional_args(arg)
+            name = literal_string(col_args[0]) if col_args else None
+            return name, (schema.type_of(name) if schema and name else None)
+        return None, None
+
+    def _cast_type(self, node) -> Optional[str]:
+        if isinstance(node, cst.Call) and method_name(node) in ("cast", "astype"):
+            cast_args = positional_args(node)
+            if cast_args:
+                text = literal_string(cast_args[0])
+                if text is None and isinstance(cast_args[0], cst.Call):
+                    text = dotted_name(cast_args[0].func)
+                return normalise_type(text) if text else None
+        return None
+
+    def _dataframe_method_value(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
         bound = receiver.bound
         if method == "limit":
             args = positional_args(node)
@@ -747,6 +912,10 @@ class Semantic:
             return Value(DATAFRAMES, bound, node=node)
         if method == "transform":
             return None
+        if method == "toPandas":
+            return Value(PANDAS, node=node)
+        if method in ("collect", "take", "tail", "head") and (method == "collect" or node.args):
+            return Value(ROWS, node=node)
         return None
 
     def _all_aggregates(self, node: cst.Call) -> bool:

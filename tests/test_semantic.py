@@ -59,8 +59,9 @@ def test_inference(code, kind, bound):
     "gc.collect",
     "def f(df):\n    return df\nf(1)",
 ])
-def test_unknown_stays_unknown(code):
-    assert infer_last(code + "\n") is None
+def test_not_spark_is_never_spark(code):
+    value = infer_last(code + "\n")
+    assert value is None or value.kind not in (DATAFRAME, COLUMN, SESSION, RDD, GROUPED)
 
 
 def test_assignments_functions_and_branches():
@@ -74,6 +75,21 @@ def test_assignments_functions_and_branches():
                               ("e", DATAFRAME, UNBOUNDED)):
         value = infer_last(code + name + "\n")
         assert (value.kind, value.bound) == (kind, bound), name
+
+
+def test_schema_flags_and_results():
+    from linter.semantic import PANDAS, ROWS
+
+    value = infer_last(PRELUDE + "spark.read.schema('id BIGINT, name STRING').csv('x').filter('id > 1')\n")
+    assert value.detail == (("id", "int"), ("name", "str"))
+    value = infer_last(PRELUDE + "spark.table('t').select('b', F.col('a'), F.col('c').cast('int').alias('d'))\n")
+    assert value.detail.names() == ["b", "a", "d"] and value.detail.type_of("d") == "int"
+    value = infer_last(PRELUDE + "spark.createDataFrame([], 'a int, b double').withColumnRenamed('a', 'x').drop('b')\n")
+    assert value.detail == (("x", "int"),)
+    assert infer_last(PRELUDE + "spark.table('t').join(spark.table('u'), 'id').filter('x')\n").flags == {"shuffle"}
+    assert infer_last(PRELUDE + "spark.table('t').groupBy('k').count().cache()\n").flags == {"shuffle", "cached"}
+    assert infer_last(PRELUDE + "spark.table('t').toPandas()\n").kind == PANDAS
+    assert infer_last(PRELUDE + "spark.table('t').collect()\n").kind == ROWS
 
 
 def test_scopes_shadow():
