@@ -140,6 +140,8 @@ SHUFFLES = frozenset(
     "repartition repartitionByRange intersect intersectAll subtract exceptAll".split()
 )
 CACHES = frozenset({"cache", "persist", "checkpoint", "localCheckpoint"})
+WRITER_CONFIG = frozenset("mode format option options partitionBy bucketBy sortBy clusterBy using tableProperty".split())
+WRITES = frozenset("save saveAsTable insertInto parquet csv json orc text jdbc avro xml append overwrite create createOrReplace".split())
 # Methods after which the columns are those of the receiver.
 _SAME_COLUMNS = frozenset(
     "filter where orderBy sort sortWithinPartitions distinct dropDuplicates drop_duplicates limit cache persist "
@@ -415,7 +417,11 @@ class Semantic:
         returns = self.annotation_value(node.returns.annotation) if node.returns else None
         # Bound now so recursive and later calls see it; the return kind is
         # refined when the body has been read.
-        self.bind(node.name.value, Value(FUNCTION, detail=returns, node=node))
+        if any(self.is_function(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
+                                {"udf", "pandas_udf"}) for d in node.decorators):
+            self.bind(node.name.value, Value(UDF, detail=node, node=node))
+        else:
+            self.bind(node.name.value, Value(FUNCTION, detail=returns, node=node))
         scope = _Scope("function")
         self.scopes.append(scope)
         params = node.params
@@ -657,10 +663,10 @@ class Semantic:
                 return Value(RDD, base.bound, node=base.node)
             if attr == "sparkSession":
                 return Value(SESSION)
-            if attr == "write":
-                return Value(WRITER)
-            if attr in _DF_ATTRIBUTES or attr in _SAME_ROWS or attr in _COMBINE:
-                return None
+            if attr in ("write", "writeTo"):
+                return Value(WRITER, node=node)
+            if attr in _DF_ATTRIBUTES or attr in _SAME_ROWS or attr in _COMBINE or attr.startswith("_"):
+                return None  # methods, properties and private attributes are not columns
             return Value(COLUMN)
         return None
 
@@ -793,6 +799,10 @@ class Semantic:
             return None
         if kind == COLUMN:
             return Value(COLUMN)  # Column methods return Columns (alias, cast, isNull, over, ...)
+        if kind == WRITER:
+            if method in WRITER_CONFIG:
+                return Value(WRITER, node=receiver.node)
+            return None
         if kind == WINDOW:
             return Value(WINDOW)
         if kind == UDF:

@@ -13,7 +13,8 @@ REQUIRED = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix s
 
 
 def _settings(tmp_path, rule, options=None):
-    overrides = {"select": ["ALL"], "preview": True}
+    # explicit rules need their own code to be selected; preview rules need --preview
+    overrides = {"select": ["ALL", *(r.code for r in RULES if r.explicit)], "preview": True}
     if options:
         overrides["__rules__"] = {rule.code: options}
     return Resolver(overrides, cwd=str(tmp_path)).for_path(str(tmp_path / "x.py"))
@@ -100,6 +101,17 @@ def test_codes_and_names_are_unique():
     assert len({r.code for r in RULES}) == len(RULES)
     assert len({r.name for r in RULES}) == len(RULES)
     assert len(RULES) >= 6
+
+
+def test_preview_and_explicit_rules_are_off_by_default(tmp_path):
+    from linter.config import Resolver
+
+    default = Resolver({}, cwd=str(tmp_path)).for_path(str(tmp_path / "a.py")).selected
+    for rule in RULES:
+        assert (rule.code in default) == (not rule.preview and not rule.explicit), rule.code
+    everything = Resolver({"select": ["ALL"], "preview": True}, cwd=str(tmp_path)).for_path(str(tmp_path / "a.py")).selected
+    assert all((r.code in everything) == (not r.explicit) for r in RULES)
+    assert "SPK408" in Resolver({"extend-select": ["SPK408"]}, cwd=str(tmp_path)).for_path(str(tmp_path / "a.py")).selected
 
 
 def test_selectors():

@@ -39,8 +39,10 @@ def _type(ctx, node) -> Optional[str]:
         isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)
     ):
         return "bool"
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        if "str" in (_type(ctx, node.left), _type(ctx, node.right)):
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.Divide):
+            return "float"  # Python 3's / always returns a float
+        if isinstance(node.operator, cst.Add) and "str" in (_type(ctx, node.left), _type(ctx, node.right)):
             return "str"
         return None
     if isinstance(node, cst.IfExp):

@@ -127,6 +127,10 @@ class _Scan:
             self.add(builtin)
             return self.ok(func.value)
         if isinstance(func, cst.Name) and func.value in _BUILTIN_CALLS and not self.ctx.semantic.is_bound(func.value):
+            if func.value == "len" and len(args) == 1 and isinstance(args[0], cst.Call) and \
+                    isinstance(args[0].func, cst.Attribute) and args[0].func.attr.value == "split":
+                self.add("F.size")  # len of a list: the array's size
+                return self.ok(args[0])
             self.add(_BUILTIN_CALLS[func.value])
             return all(self.ok(a) for a in args)
         return False

@@ -1,0 +1,115 @@
+import libcst as cst
+
+from checks.python._udf import site_for_call, site_for_def, walk_expression
+from checks.python.closure_captures_self import _DF_SHIPPED, _RDD_SHIPPED
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import DATAFRAME, GROUPED, PANDAS, RDD, ROWS, method_name
+
+_SETUP = (
+    "import pandas as pd\nfrom pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+    "from pyspark.sql.functions import udf\nspark = SparkSession.builder.getOrCreate()\n"
+    "orders = spark.table('orders')\ncountries = spark.table('countries')\n"
+)
+_WHAT = {DATAFRAME: "a DataFrame", PANDAS: "a pandas DataFrame", ROWS: "collected rows"}
+
+
+class ClosureCapturesLargeObject(PythonRule):
+    """
+    ## What it does
+    Finds functions shipped to executors (UDFs, RDD transformations,
+    `applyInPandas`, `mapInPandas`, ...) that read a variable of the driver
+    holding a Spark DataFrame, a pandas DataFrame, or rows brought back by
+    `collect()`.
+
+    ## Why is this bad?
+    A Spark DataFrame cannot be used inside a task at all: it fails with
+    `PicklingError` / "it appears that you are attempting to reference
+    SparkContext from a broadcast variable, action, or transformation". A
+    pandas frame or a list of collected rows is pickled into every task's
+    closure, once per task, instead of once per executor: thousands of
+    copies over the network and in memory.
+
+    ## Example
+    ```python
+    lookup = countries.toPandas()
+    name_of = udf(lambda code: lookup[lookup.code == code].name.iloc[0], "string")
+    ```
+
+    ## Use instead
+    ```python
+    names = spark.sparkContext.broadcast(dict(countries.select("code", "name").collect()))
+    name_of = udf(lambda code: names.value.get(code), "string")
+    ```
+    Better still, join with the (broadcast) DataFrame instead of a UDF.
+
+    ## Fix safety
+    No fix.
+
+    ## References
+    - Spark RDD programming guide, "Broadcast Variables".
+    """
+
+    code = "SPK205"
+    name = "closure-captures-large-object"
+    summary = "a function shipped to executors captures a DataFrame, pandas frame or collected rows"
+    triggers = ("udf", "map", "filter", "foreach", "Pandas", "Arrow", "reduce", "keyBy", "sortBy", "aggregate", "fold")
+    doc_setup = 'from pyspark.sql.functions import udf\ncountries = spark.table("countries")\n'
+
+    invalid = (
+        Invalid(_SETUP + "lookup = countries.toPandas()\nname_of = udf(lambda c: lookup[lookup.code == c].name.iloc[0], 'string')\n"),
+        Invalid(_SETUP + "valid = countries.collect()\nok = orders.rdd.filter(lambda r: r.country in valid)\n"),
+        Invalid(_SETUP + "def enrich(r):\n    return countries.filter(F.col('code') == r.c).first()\n\nx = orders.rdd.map(enrich)\n"),
+    )
+    valid = (
+        Valid(_SETUP + "names = spark.sparkContext.broadcast(dict(countries.select('code', 'name').collect()))\n"
+              "name_of = udf(lambda c: names.value.get(c), 'string')\n"),
+        Valid(_SETUP + "codes = {'DE', 'FR'}\nok = orders.rdd.filter(lambda r: r.country in codes)\n"),
+        Valid(_SETUP + "lookup = countries.toPandas()\nprint(lookup.head())\n"),
+    )
+
+    def _check(self, function, where: str) -> None:
+        if isinstance(function, cst.Name):
+            value = self.ctx.semantic.lookup(function.value)
+            function = value.node if value is not None and isinstance(value.node, cst.FunctionDef) else None
+        if not isinstance(function, (cst.Lambda, cst.FunctionDef)):
+            return
+        params = function.params
+        own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        for node in walk_expression(function.body):
+            if not isinstance(node, cst.Name) or node.value in own:
+                continue
+            value = self.ctx.semantic.lookup(node.value)
+            if value is None or value.kind not in _WHAT:
+                continue
+            what = _WHAT[value.kind]
+            if value.kind == DATAFRAME:
+                message = f"`{node.value}` is a DataFrame used inside {where}: DataFrames cannot be used in tasks (pickling fails)"
+                help = "join with it instead, or collect a small lookup and broadcast it"
+            else:
+                message = f"`{node.value}` ({what}) is pickled into every task of {where}"
+                help = f"broadcast it once per executor: `bc = spark.sparkContext.broadcast({node.value})`, then `bc.value`"
+            self.ctx.report(self, node, message, help=help)
+            return
+
+    def visit_Call(self, node: cst.Call) -> None:
+        site = site_for_call(self.ctx, node)
+        if site is not None:
+            if site.function is not None:
+                self._check(site.function, f"UDF `{site.name}`")
+            return
+        method = method_name(node)
+        if method is None or not node.args:
+            return
+        if method in _RDD_SHIPPED or method in _DF_SHIPPED:
+            receiver = self.ctx.semantic.infer(node.func.value)
+            if receiver is None:
+                return
+            if (method in _RDD_SHIPPED and receiver.kind == RDD) or (
+                method in _DF_SHIPPED and receiver.kind in (DATAFRAME, GROUPED)
+            ):
+                self._check(node.args[0].value, f"the function passed to `{method}`")
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        site = site_for_def(self.ctx, node)
+        if site is not None:
+            self._check(node, f"UDF `{site.name}`")
