@@ -418,7 +418,7 @@ def _rule_text(rule) -> str:
     if rule.explicit:
         facts.append(f"Off unless selected by its code ({rule.code}).")
     if rule.min_spark:
-        facts.append(f"Applies from Spark {rule.min_spark}.")
+        facts.append(f"The replacement it suggests needs Spark {rule.min_spark} or newer.")
     lines.append(" ".join(facts))
     lines.append("")
     lines.append(rule.manual())

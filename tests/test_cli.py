@@ -167,3 +167,10 @@ def test_fixtures_run_end_to_end():
     r = run_process("check", FIXTURES, "--no-cache", "--output-format", "concise")
     assert r.code == 1 and "Traceback" not in r.err
     assert "notebooks/orders_exploration.ipynb:cell 3:2:14: SPK102" in r.out.replace(os.sep, "/")
+
+
+def test_advice_follows_target_spark(tmp_path, run):
+    write(tmp_path / "a.py", "df = spark.table('t')\nif df.count() > 0:\n    pass\n")
+    assert "use `df.isEmpty()`" in run("check", tmp_path, "--no-cache", "--target-spark", "3.5").out
+    old = run("check", tmp_path, "--no-cache", "--target-spark", "3.2").out
+    assert "len(df.head(1)) == 0" in old and "isEmpty()` needs Spark 3.3" in old

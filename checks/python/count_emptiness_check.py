@@ -96,12 +96,11 @@ class CountEmptinessCheck(PythonRule):
     def _report(self, node, found):
         receiver, text = found
         name = shown(self.ctx, receiver)
-        self.ctx.report(
-            self,
-            node,
-            f"`{text}` reads every row only to test whether `{name}` has any",
-            help=f"use `{name}.isEmpty()` (Spark 3.3+) or `len({name}.head(1)) == 0`",
-        )
+        if self.ctx.settings.target_spark >= (3, 3):
+            help = f"use `{name}.isEmpty()`, which stops at the first row"
+        else:
+            help = f"use `len({name}.head(1)) == 0` (`isEmpty()` needs Spark 3.3; target-spark is older)"
+        self.ctx.report(self, node, f"`{text}` reads every row only to test whether `{name}` has any", help=help)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if len(node.comparisons) != 1:

@@ -56,6 +56,7 @@ class WithcolumnInLoop(PythonRule):
     code = "SPK401"
     name = "withcolumn-in-loop"
     summary = "a DataFrame rebuilt with `withColumn` in a loop or a long chain"
+    min_spark = "3.3"
     triggers = ("withColumn", "select", "drop")
     options = {"max-chain": Option(10, "The longest `withColumn` chain that is not reported.")}
     doc_setup = 'orders = spark.table("orders")\n'
@@ -118,9 +119,14 @@ class WithcolumnInLoop(PythonRule):
             call,
             f"`{target.value} = {target.value}.{method}(...)` in a loop adds one projection to the plan per "
             "iteration: deep plans analyse slowly and can overflow the stack",
-            help="build all the columns first and apply them at once: `withColumns({...})` (3.3+) or one `select`",
+            help=self._advice(),
             start=call.func.attr,
         )
+
+    def _advice(self) -> str:
+        if self.ctx.settings.target_spark >= (3, 3):
+            return "build the columns first and apply them at once with `withColumns({...})` (or one `select`)"
+        return "build the columns first and apply them in one `select` (`withColumns` needs Spark 3.3)"
 
     def visit_Call(self, node: cst.Call) -> None:
         if method_name(node) not in ("withColumn", "withColumnRenamed"):
@@ -138,5 +144,5 @@ class WithcolumnInLoop(PythonRule):
             self,
             node,
             f"a chain of {length} `withColumn` calls adds {length} projections to the plan",
-            help="use one `withColumns({...})` (3.3+) or one `select` with all the columns",
+            help=self._advice(),
         )
