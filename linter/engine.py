@@ -33,7 +33,8 @@ class PythonContext:
         self.settings = settings
         self.semantic = semantic
         self.ancestors: list = []
-        self.pending: list = []  # (code, node, message, fix, help)
+        self.pending: list = []  # (code, node, message, fix, help, start)
+        self.memo: dict = {}  # answers several rules ask for, per node (see checks/python/_udf.py)
 
     @property
     def parent(self):

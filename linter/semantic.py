@@ -576,6 +576,8 @@ class Semantic:
 
     def is_function(self, node, names) -> Optional[str]:
         """The pyspark.sql.functions name a call's callee resolves to, if in ``names``."""
+        if isinstance(node, cst.Attribute) and node.attr.value not in names:
+            return None  # `F.x`: the attribute is the function's own name (cheap test first)
         q = self.qualified_name(node)
         if q and q.startswith(FUNCTIONS + "."):
             short = q[len(FUNCTIONS) + 1 :]

@@ -46,8 +46,32 @@ def _type_arg(call: cst.Call, position: int):
     return args[position] if len(args) > position else None
 
 
+_NAMES = frozenset({"udf", "pandas_udf", "register"})
+
+
 def site_for_call(ctx, call: cst.Call) -> Optional[UdfSite]:
-    """``udf(f, T)``, ``F.udf(lambda x: ..., T)``, ``spark.udf.register("n", f, T)``."""
+    """``udf(f, T)``, ``F.udf(lambda x: ..., T)``, ``spark.udf.register("n", f, T)``.
+
+    Several rules ask for every call: the answer is kept per call node.
+    """
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        if func.attr.value not in _NAMES:
+            return None
+    elif isinstance(func, cst.Name):
+        # an aliased import (`from pyspark.sql.functions import udf as make_udf`) needs the lookup
+        if func.value not in _NAMES and ctx.semantic.lookup(func.value) is None:
+            return None
+    else:
+        return None
+    memo = ctx.memo
+    key = ("udf-site", id(call))
+    if key not in memo:
+        memo[key] = _site_for_call(ctx, call)
+    return memo[key]
+
+
+def _site_for_call(ctx, call: cst.Call) -> Optional[UdfSite]:
     factory = _factory(ctx, call.func)
     if factory is not None:
         args = positional_args(call)

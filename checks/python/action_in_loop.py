@@ -122,10 +122,16 @@ class ActionInLoop(PythonRule):
         self.loops: list = []  # (loop node, names bound inside it)
 
     def _enter(self, node, body) -> None:
-        names = assigned_names([body])
-        if isinstance(node, cst.For):
-            _target_names(node.target, names)
-        self.loops.append((node, names))
+        self.loops.append((node, None))  # names bound in the loop: computed when first needed
+
+    def _bound_inside(self) -> set:
+        loop, names = self.loops[-1]
+        if names is None:
+            names = assigned_names([loop.body])
+            if isinstance(loop, cst.For):
+                _target_names(loop.target, names)
+            self.loops[-1] = (loop, names)
+        return names
 
     def visit_For(self, node: cst.For) -> None:
         self._enter(node, node.body)
@@ -167,8 +173,8 @@ class ActionInLoop(PythonRule):
         root_value = self.ctx.semantic.lookup(root.value)
         if root_value is None or root_value.kind != DATAFRAME:
             return
-        loop, bound_inside = self.loops[-1]
-        if root.value in bound_inside:
+        loop = self.loops[-1][0]
+        if root.value in self._bound_inside():
             return
         # Per iteration: the body, and a while loop's test; not a for loop's iterable.
         repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)

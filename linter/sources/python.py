@@ -143,6 +143,17 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     return names
 
 
+_IS_NODE: dict = {}
+
+
+def _is_node(cls) -> bool:
+    """``issubclass(cls, CSTNode)``, memoised: CSTNode is an ABC and isinstance on it is slow."""
+    known = _IS_NODE.get(cls)
+    if known is None:
+        known = _IS_NODE[cls] = isinstance(cls, type) and issubclass(cls, cst.CSTNode)
+    return known
+
+
 def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
     """Visit every node once, in source order, without recursion.
 
@@ -150,9 +161,9 @@ def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
     ``ancestors`` is kept up to date so callbacks can look at a node's parents:
     during a visit it ends with the node itself.
     """
-    CSTNode = cst.CSTNode
     stack: list = [(module, False)]
     pop, push = stack.pop, stack.append
+    is_node = _IS_NODE.get
     while stack:
         node, leaving = pop()
         cls = node.__class__
@@ -168,12 +179,14 @@ def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
         children = []
         for name in _child_fields(cls):
             value = getattr(node, name)
-            if isinstance(value, CSTNode):
-                children.append(value)
-            elif value.__class__ in (tuple, list):
+            vcls = value.__class__
+            if vcls is tuple or vcls is list:
                 for item in value:
-                    if isinstance(item, CSTNode):
+                    icls = item.__class__
+                    if is_node(icls) or (icls not in _IS_NODE and _is_node(icls)):
                         children.append(item)
+            elif is_node(vcls) or (vcls not in _IS_NODE and _is_node(vcls)):
+                children.append(value)
         for child in reversed(children):
             push((child, False))
 
