@@ -7,9 +7,15 @@ from typing import Optional
 
 import libcst as cst
 
-from linter.semantic import FUNCTION, SESSION, keyword_arg, positional_args
+from linter.semantic import DATAFRAME, FUNCTION, GROUPED, RDD, SESSION, keyword_arg, method_name, positional_args
 
 UDF_FACTORIES = frozenset({"udf", "pandas_udf"})
+# Methods whose first argument is a function that runs on the executors.
+RDD_SHIPPED = frozenset(
+    "map flatMap filter foreach foreachPartition mapPartitions mapPartitionsWithIndex mapValues flatMapValues "
+    "reduceByKey reduce aggregate fold keyBy sortBy groupBy combineByKey aggregateByKey".split()
+)
+DF_SHIPPED = frozenset("applyInPandas mapInPandas mapInArrow foreach foreachPartition".split())
 
 
 @dataclass
@@ -210,3 +216,34 @@ def walk_expression(node):
         if isinstance(current, cst.Lambda) and current is not node:
             continue
         stack.extend(current.children)
+
+
+def shipped_function(ctx, call: cst.Call):
+    """(the function argument, a description) when ``call`` sends a function to the executors.
+
+    UDF declarations (``udf(f)``, ``spark.udf.register("n", f)``), RDD
+    transformations and actions taking a function, and ``applyInPandas``,
+    ``mapInPandas``, ``mapInArrow``, ``foreach``, ``foreachPartition`` on
+    DataFrames.  ``foreachBatch`` runs its function on the driver: not included.
+    """
+    site = site_for_call(ctx, call)
+    if site is not None:
+        args = positional_args(call)
+        target = args[1] if site.factory == "register" and len(args) > 1 else (args[0] if args else None)
+        return (target, f"UDF `{site.name}`") if target is not None else None
+    method = method_name(call)
+    if method is None or not call.args or (method not in RDD_SHIPPED and method not in DF_SHIPPED):
+        return None
+    receiver = ctx.semantic.infer(call.func.value)
+    if receiver is None:
+        return None
+    if (method in RDD_SHIPPED and receiver.kind == RDD) or (method in DF_SHIPPED and receiver.kind in (DATAFRAME, GROUPED)):
+        return call.args[0].value, f"the function passed to `{method}`"
+    return None
+
+
+def function_node(ctx, target):
+    """The Lambda or FunctionDef a function argument stands for, when it is in this file."""
+    if isinstance(target, (cst.Lambda, cst.FunctionDef)):
+        return target
+    return _function_for(ctx, target)

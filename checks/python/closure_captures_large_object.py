@@ -1,9 +1,8 @@
 import libcst as cst
 
-from checks.python._udf import site_for_call, site_for_def, walk_expression
-from checks.python.closure_captures_self import _DF_SHIPPED, _RDD_SHIPPED
+from checks.python._udf import function_node, shipped_function, site_for_def, walk_expression
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, GROUPED, PANDAS, RDD, ROWS, method_name
+from linter.semantic import DATAFRAME, PANDAS, ROWS
 
 _SETUP = (
     "import pandas as pd\nfrom pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -68,10 +67,8 @@ class ClosureCapturesLargeObject(PythonRule):
     )
 
     def _check(self, function, where: str) -> None:
-        if isinstance(function, cst.Name):
-            value = self.ctx.semantic.lookup(function.value)
-            function = value.node if value is not None and isinstance(value.node, cst.FunctionDef) else None
-        if not isinstance(function, (cst.Lambda, cst.FunctionDef)):
+        function = function_node(self.ctx, function)
+        if function is None:
             return
         params = function.params
         own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
@@ -92,22 +89,9 @@ class ClosureCapturesLargeObject(PythonRule):
             return
 
     def visit_Call(self, node: cst.Call) -> None:
-        site = site_for_call(self.ctx, node)
-        if site is not None:
-            if site.function is not None:
-                self._check(site.function, f"UDF `{site.name}`")
-            return
-        method = method_name(node)
-        if method is None or not node.args:
-            return
-        if method in _RDD_SHIPPED or method in _DF_SHIPPED:
-            receiver = self.ctx.semantic.infer(node.func.value)
-            if receiver is None:
-                return
-            if (method in _RDD_SHIPPED and receiver.kind == RDD) or (
-                method in _DF_SHIPPED and receiver.kind in (DATAFRAME, GROUPED)
-            ):
-                self._check(node.args[0].value, f"the function passed to `{method}`")
+        shipped = shipped_function(self.ctx, node)
+        if shipped is not None:
+            self._check(*shipped)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         site = site_for_def(self.ctx, node)

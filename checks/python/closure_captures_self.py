@@ -1,14 +1,8 @@
 import libcst as cst
 
-from checks.python._udf import site_for_call, site_for_def, walk_expression
+from checks.python._udf import function_node, shipped_function, site_for_def, walk_expression
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, GROUPED, RDD, method_name
 
-_RDD_SHIPPED = frozenset(
-    "map flatMap filter foreach foreachPartition mapPartitions mapPartitionsWithIndex mapValues flatMapValues "
-    "reduceByKey reduce aggregate fold keyBy sortBy groupBy combineByKey aggregateByKey".split()
-)
-_DF_SHIPPED = frozenset("applyInPandas mapInPandas mapInArrow foreach foreachPartition".split())
 _SETUP = (
     "from pyspark.sql import SparkSession, DataFrame\nfrom pyspark.sql import functions as F\n"
     "from pyspark.sql.functions import udf\nspark = SparkSession.builder.getOrCreate()\n"
@@ -130,33 +124,16 @@ class ClosureCapturesSelf(PythonRule):
                 help="make it a @staticmethod or a module-level function, and pass what it needs as arguments",
             )
             return
-        if isinstance(function, cst.Name):
-            value = self.ctx.semantic.lookup(function.value)
-            function = value.node if value is not None and isinstance(value.node, cst.FunctionDef) else None
-        if isinstance(function, (cst.Lambda, cst.FunctionDef)):
+        function = function_node(self.ctx, function)
+        if function is not None:
             reference = _self_reference(function)
             if reference is not None:
                 self._report(reference, where)
 
     def visit_Call(self, node: cst.Call) -> None:
-        site = site_for_call(self.ctx, node)
-        if site is not None:
-            args = [a.value for a in node.args if a.keyword is None]
-            target = args[1] if site.factory == "register" and len(args) > 1 else (args[0] if args else None)
-            if target is not None:
-                self._shipped(target, f"UDF `{site.name}`")
-            return
-        method = method_name(node)
-        if method is None or not node.args:
-            return
-        if method in _RDD_SHIPPED or method in _DF_SHIPPED:
-            receiver = self.ctx.semantic.infer(node.func.value)
-            if receiver is None:
-                return
-            if (method in _RDD_SHIPPED and receiver.kind == RDD) or (
-                method in _DF_SHIPPED and receiver.kind in (DATAFRAME, GROUPED)
-            ):
-                self._shipped(node.args[0].value, f"the function passed to `{method}`")
+        shipped = shipped_function(self.ctx, node)
+        if shipped is not None:
+            self._shipped(*shipped)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         site = site_for_def(self.ctx, node)
