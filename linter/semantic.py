@@ -50,6 +50,8 @@ STRING = "str"
 WINDOW = "WindowSpec"
 PANDAS = "pandas.DataFrame"
 ROWS = "list[Row]"  # what collect() returns
+CLASS = "class"  # a class defined in this file
+INSTANCE = "instance"  # an object of a class defined in this file (detail: the class name)
 UDF = "udf"  # a user-defined function object (its detail: the FunctionDef or Lambda, when known)
 
 UNBOUNDED = "unbounded"
@@ -349,7 +351,7 @@ class Semantic:
             cst.ImportFrom: self._import_from,
             cst.FunctionDef: self._enter_function,
             cst.Lambda: self._enter_lambda,
-            cst.ClassDef: lambda n: self.scopes.append(_Scope("class")),
+            cst.ClassDef: self._enter_class,
             cst.ListComp: self._enter_comp,
             cst.SetComp: self._enter_comp,
             cst.DictComp: self._enter_comp,
@@ -444,6 +446,10 @@ class Semantic:
             for other in scope.returns[1:]:
                 result = merge(result, other)
             binding.detail = result
+
+    def _enter_class(self, node: cst.ClassDef) -> None:
+        self.bind(node.name.value, Value(CLASS, detail=node.name.value, node=node))
+        self.scopes.append(_Scope("class"))
 
     def _enter_lambda(self, node: cst.Lambda) -> None:
         scope = _Scope("lambda")
@@ -566,6 +572,8 @@ class Semantic:
             kind = _TYPES.get(value.detail)
             if kind is not None:
                 return Value(kind, UNBOUNDED if kind in (DATAFRAME, RDD) else None, node=node)
+        if value is not None and value.kind == CLASS:
+            return Value(INSTANCE, detail=value.detail, node=node)
         return None
 
     def qualified_name(self, node) -> Optional[str]:
@@ -614,6 +622,9 @@ class Semantic:
             return None
         if isinstance(node, cst.IfExp):
             return merge(self._infer(node.body), self._infer(node.orelse))
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp)):
+            source = self._infer(node.for_in.iter)  # built from collected rows: as big as they are
+            return Value(ROWS, node=node) if source is not None and source.kind == ROWS else None
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             text = literal_string(node)
             return Value(STRING, detail=text) if text is not None else None
@@ -684,6 +695,12 @@ class Semantic:
         if isinstance(func, cst.Name):
             value = self.lookup(func.value)
             if value is None:
+                if func.value in ("dict", "list", "set", "sorted", "tuple"):
+                    # a container built from collected rows is as big as they are
+                    args = positional_args(node)
+                    inner = self._infer(args[0]) if len(args) == 1 else None
+                    if inner is not None and inner.kind == ROWS:
+                        return Value(ROWS, node=node)
                 return None
             if value.kind == IMPORT:
                 return self._function_call(value.detail, node)
@@ -691,6 +708,8 @@ class Semantic:
                 result = value.detail
                 if isinstance(result, Value):
                     return Value(result.kind, result.bound, result.detail, node)
+            if value.kind == CLASS:
+                return Value(INSTANCE, detail=value.detail, node=node)
         return None
 
     def _function_call(self, q: str, node: cst.Call) -> Optional[Value]:

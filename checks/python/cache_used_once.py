@@ -11,14 +11,16 @@ class CacheUsedOnce(PythonRule):
     """
     ## What it does
     Finds a variable assigned a `cache()`d or `persist()`ed DataFrame that the
-    rest of its function (or module) reads at most once. Preview rule
-    (`--preview`).
+    rest of its function (or module) reads at most once, and, inside a
+    function, one that is never `unpersist()`ed (unless the function returns
+    it). Preview rule (`--preview`).
 
     ## Why is this bad?
     Caching pays off only when the cached data is read again. Read once, it
     costs executor memory (evicting other cached data) and a serialization
     pass for nothing; the first action is also slower, because it computes
-    and stores.
+    and stores. A cache nobody releases keeps that memory for the rest of
+    the application, crowding out shuffles and later caches.
 
     ## Example
     ```python
@@ -41,7 +43,7 @@ class CacheUsedOnce(PythonRule):
 
     code = "SPK410"
     name = "cache-used-once"
-    summary = "a cached DataFrame is read only once"
+    summary = "a cached DataFrame is read only once, or never released"
     preview = True
     triggers = tuple(CACHES)
     doc_setup = 'orders = spark.table("orders")\n'
@@ -49,43 +51,51 @@ class CacheUsedOnce(PythonRule):
     invalid = (
         Invalid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.write.parquet('s3://reports/daily/')\n"),
         Invalid(_SETUP + "def f():\n    x = orders.persist()\n    return x.count()\n"),
+        Invalid(_SETUP + "def f():\n    x = orders.cache()\n    print(x.count())\n    x.show()\n"),
     )
     valid = (
         Valid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.count()\ndaily.write.parquet('s3://r/')\n"),
         Valid(_SETUP + "daily = orders.groupBy('day').count()\ndaily.write.parquet('s3://r/')\n"),
         Valid(_SETUP + "def f():\n    x = orders.cache()\n    return x\n\ndef g(y):\n    return y\n"),
+        Valid(_SETUP + "def f():\n    x = orders.cache()\n    print(x.count())\n    x.show()\n    x.unpersist()\n"),
     )
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.frames: list = [{}]  # per function: name -> [assign node, reads]
+        # per function (the module first): name -> [assign node, reads, unpersisted, returned]
+        self.frames: list = [{}]
 
     def visit_FunctionDef(self, node) -> None:
         self.frames.append({})
 
     def leave_FunctionDef(self, node) -> None:
-        self._flush(self.frames.pop())
+        self._flush(self.frames.pop(), in_function=True)
 
     def leave_Module(self, node) -> None:
-        self._flush(self.frames.pop())
+        self._flush(self.frames.pop(), in_function=False)
 
-    def _flush(self, frame: dict) -> None:
-        for name, (assign, reads) in frame.items():
+    def _flush(self, frame: dict, in_function: bool) -> None:
+        for name, (assign, reads, unpersisted, returned) in frame.items():
+            if returned:
+                continue  # the caller reads it, and owns the cache
             if reads <= 1:
-                self.ctx.report(
-                    self,
-                    assign.value,
-                    f"`{name}` is cached but read {'once' if reads == 1 else 'never'}: caching costs memory and a slower first action for nothing",
-                    help="drop the `cache()`; cache only what two or more actions read",
-                    start=assign.value.func.attr,
-                )
+                message = (f"`{name}` is cached but read {'once' if reads == 1 else 'never'}: caching costs "
+                           "memory and a slower first action for nothing")
+                help = "drop the `cache()`; cache only what two or more actions read"
+            elif in_function and not unpersisted:
+                # At module level the application's end releases it; in a function it outlives its use.
+                message = f"`{name}` is cached and never unpersisted: it holds executor memory after the function returns"
+                help = f"call `{name}.unpersist()` after its last use"
+            else:
+                continue
+            self.ctx.report(self, assign.value, message, help=help, start=assign.value.func.attr)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         if (len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(value, cst.Call)
                 and method_name(value) in CACHES and not value.args
                 and self.ctx.semantic.is_dataframe(value.func.value)):
-            self.frames[-1][node.targets[0].target.value] = [node, 0]
+            self.frames[-1][node.targets[0].target.value] = [node, 0, False, False]
 
     def visit_Name(self, node: cst.Name) -> None:
         frame = self.frames[-1]
@@ -96,8 +106,9 @@ class CacheUsedOnce(PythonRule):
         if isinstance(parent, cst.AssignTarget):
             return
         if isinstance(parent, cst.Return):
-            entry[1] += 2  # handed to the caller: it may read it many times
+            entry[3] = True
             return
         if isinstance(parent, cst.Attribute) and parent.attr.value == "unpersist":
+            entry[2] = True
             return
         entry[1] += 1

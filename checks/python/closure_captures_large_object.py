@@ -17,8 +17,8 @@ class ClosureCapturesLargeObject(PythonRule):
     ## What it does
     Finds functions shipped to executors (UDFs, RDD transformations,
     `applyInPandas`, `mapInPandas`, ...) that read a variable of the driver
-    holding a Spark DataFrame, a pandas DataFrame, or rows brought back by
-    `collect()`.
+    holding a Spark DataFrame, a pandas DataFrame, rows brought back by
+    `collect()`, or a list, set or dict built from such rows.
 
     ## Why is this bad?
     A Spark DataFrame cannot be used inside a task at all: it fails with
@@ -58,6 +58,8 @@ class ClosureCapturesLargeObject(PythonRule):
         Invalid(_SETUP + "lookup = countries.toPandas()\nname_of = udf(lambda c: lookup[lookup.code == c].name.iloc[0], 'string')\n"),
         Invalid(_SETUP + "valid = countries.collect()\nok = orders.rdd.filter(lambda r: r.country in valid)\n"),
         Invalid(_SETUP + "def enrich(r):\n    return countries.filter(F.col('code') == r.c).first()\n\nx = orders.rdd.map(enrich)\n"),
+        Invalid(_SETUP + "names = {r.code: r.name for r in countries.collect()}\n"
+                "name_of = udf(lambda c: names.get(c), 'string')\n"),
     )
     valid = (
         Valid(_SETUP + "names = spark.sparkContext.broadcast(dict(countries.select('code', 'name').collect()))\n"

@@ -2,6 +2,7 @@ import libcst as cst
 
 from checks.python._udf import function_node, shipped_function, site_for_def, walk_expression
 from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import INSTANCE
 
 _SETUP = (
     "from pyspark.sql import SparkSession, DataFrame\nfrom pyspark.sql import functions as F\n"
@@ -9,8 +10,9 @@ _SETUP = (
 )
 
 
-def _self_reference(function):
-    """The first ``self`` (or ``self.attr``) the function reads without owning ``self``."""
+def _self_reference(function, semantic=None):
+    """The first ``self`` (or ``self.attr``) the function reads without owning ``self``;
+    with ``semantic``, also ``obj.attr`` of an object of a class defined in the file."""
     if isinstance(function, cst.FunctionDef):
         params = function.params
         owned = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
@@ -21,8 +23,14 @@ def _self_reference(function):
     if "self" in owned:
         return None
     for node in walk_expression(body):
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-            return node
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            name = node.value.value
+            if name == "self":
+                return node
+            if semantic is not None and name not in owned:
+                value = semantic.lookup(name)
+                if value is not None and value.kind == INSTANCE:
+                    return node
         if isinstance(node, cst.Name) and node.value == "self":
             return node
     return None
@@ -31,7 +39,9 @@ def _self_reference(function):
 class ClosureCapturesSelf(PythonRule):
     """
     ## What it does
-    Finds functions shipped to executors that read `self`: the function or
+    Finds functions shipped to executors that read `self`, or an attribute of
+    another object of a class defined in the same file (`job.threshold` where
+    `job = NightlyJob(...)` or a parameter annotated `job: NightlyJob`): the function or
     lambda of a UDF, of an RDD transformation (`map`, `flatMap`, `filter`,
     `foreach`, `mapPartitions`, `reduceByKey`, ...), of `applyInPandas`,
     `mapInPandas`, `mapInArrow`, `foreach`/`foreachPartition` on a DataFrame,
@@ -93,6 +103,8 @@ class ClosureCapturesSelf(PythonRule):
                 "    def udfs(self):\n        return udf(self.normalise, 'string')\n"),
         Invalid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n"
                 "        return df.groupBy('k').applyInPandas(lambda pdf: pdf.head(self.n), df.schema)\n"),
+        Invalid(_SETUP + "class Settings:\n    pass\n\ndef score(df: DataFrame, cfg: Settings):\n"
+                "    return df.rdd.map(lambda r: r.x * cfg.factor)\n"),
     )
     valid = (
         Valid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        factor = self.factor\n"
@@ -101,17 +113,20 @@ class ClosureCapturesSelf(PythonRule):
         Valid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n"
               "        df.writeStream.foreachBatch(lambda b, i: self.sink(b)).start()\n"),
         Valid("class A:\n    def f(self, items):\n        return list(map(lambda x: x * self.k, items))\n"),
+        Valid(_SETUP + "import math\ndef score(df: DataFrame, cfg: dict):\n"
+              "    return df.rdd.map(lambda r: math.sqrt(r.x) * cfg['factor'])\n"),
     )
 
     def _report(self, reference, where: str) -> None:
         text = self.ctx.code_for(reference)
         attr = reference.attr.value if isinstance(reference, cst.Attribute) else None
-        hint = f"copy it to a local first (`{attr} = self.{attr}`) and use the local" if attr else \
+        owner = reference.value.value if attr else "self"
+        hint = f"copy it to a local first (`{attr} = {owner}.{attr}`) and use the local" if attr else \
             "copy the fields it needs to locals first"
         self.ctx.report(
             self,
             reference,
-            f"`{text}` in {where} serializes the whole object (`self`) into every task",
+            f"`{text}` in {where} serializes the whole object (`{owner}`) into every task",
             help=hint,
         )
 
@@ -126,7 +141,7 @@ class ClosureCapturesSelf(PythonRule):
             return
         function = function_node(self.ctx, function)
         if function is not None:
-            reference = _self_reference(function)
+            reference = _self_reference(function, self.ctx.semantic)
             if reference is not None:
                 self._report(reference, where)
 
