@@ -9,8 +9,9 @@ _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.get
 class OrderbyBeforeWrite(PythonRule):
     """
     ## What it does
-    Finds a global `orderBy` / `sort` immediately followed by `.write`.
-    Preview rule (`--preview`).
+    Finds a global `orderBy` / `sort` immediately followed by `.write`, or by
+    an action without a limit (`count()`, `collect()`, `toPandas()`,
+    `toLocalIterator()`). Preview rule (`--preview`).
 
     ## Why is this bad?
     A global sort samples the data to pick range boundaries (an extra job),
@@ -38,16 +39,35 @@ class OrderbyBeforeWrite(PythonRule):
 
     code = "SPK409"
     name = "orderby-before-write"
-    summary = "a global sort right before a write shuffles all rows into ranges"
+    summary = "a global sort feeding a write or a limit-less action shuffles all rows into ranges"
     preview = True
     triggers = ("orderBy", "sort")
     doc_setup = 'orders = spark.table("orders")\n'
 
-    invalid = (Invalid(_SETUP + "orders.orderBy('customer_id').write.parquet('s3://curated/orders/')\n"),)
+    invalid = (
+        Invalid(_SETUP + "orders.orderBy('customer_id').write.parquet('s3://curated/orders/')\n"),
+        Invalid(_SETUP + "n = orders.orderBy('amount').count()\n"),
+    )
     valid = (
         Valid(_SETUP + "orders.sortWithinPartitions('customer_id').write.parquet('s3://curated/orders/')\n"),
         Valid(_SETUP + "top = orders.orderBy('amount').limit(10)\n"),
     )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        method = method_name(node)
+        if method not in ("count", "collect", "toPandas", "toLocalIterator") or not isinstance(node.func.value, cst.Call):
+            return
+        sort = node.func.value
+        if method_name(sort) not in ("orderBy", "sort") or not self.ctx.semantic.is_dataframe(sort):
+            return
+        what = "a count does not depend on order" if method == "count" else "every row is sorted and then all shipped to the driver"
+        self.ctx.report(
+            self,
+            sort,
+            f"a global `{method_name(sort)}` feeding `{method}()`: {what}",
+            help="drop the sort, or bound the result (`orderBy(...).limit(n)`) before the action",
+            start=sort.func.attr,
+        )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value != "write" or not isinstance(node.value, cst.Call):

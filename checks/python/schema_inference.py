@@ -16,17 +16,20 @@ def _truthy(node) -> bool:
 class SchemaInference(PythonRule):
     """
     ## What it does
-    Finds reads that make Spark infer the schema from the data: CSV with
-    `inferSchema` (as an option or an argument), and `read.json(...)` /
-    `format("json").load(...)` without `.schema(...)`. Test files (`test_*.py`,
+    Finds reads that leave the schema to the data: CSV with `inferSchema` (as
+    an option or an argument), `read.json(...)` / `format("json").load(...)`
+    without `.schema(...)`, and CSV without a schema at all (every column a
+    string). Test files (`test_*.py`,
     `*_test.py`, `conftest.py`, files under `tests/`) are not reported.
 
     ## Why is this bad?
     Inference reads the input once more just to guess the types (all of it
     for JSON unless `samplingRatio` is set), and the guess changes with the
     data: a column that held only integers yesterday is a string today, and
-    the job, or the table it writes, breaks without a code change. A declared
-    schema is read once and fails loudly on bad data.
+    the job, or the table it writes, breaks without a code change. CSV read
+    without any schema is all strings, cast implicitly (and silently to null
+    where a value does not parse) by every later comparison and sum. A
+    declared schema is read once and fails loudly on bad data.
 
     ## Example
     ```python
@@ -57,10 +60,11 @@ class SchemaInference(PythonRule):
         Invalid(_SETUP + "events = spark.read.json('s3://raw/events/')\n"),
         Invalid(_SETUP + "events = spark.read.format('json').load('s3://raw/events/')\n"),
         Invalid(_SETUP + "orders = spark.read.options(inferSchema='true', header='true').csv('/in')\n"),
+        Invalid(_SETUP + "orders = spark.read.option('header', True).csv('s3://raw/orders/')\n"),
     )
     valid = (
         Valid(_SETUP + "events = spark.read.schema('id BIGINT, ts TIMESTAMP').json('s3://raw/events/')\n"),
-        Valid(_SETUP + "orders = spark.read.option('header', True).csv('s3://raw/orders/')\n"),
+        Valid(_SETUP + "orders = spark.read.option('header', True).schema('id BIGINT, amount DOUBLE').csv('s3://raw/')\n"),
         Valid(_SETUP + "events = spark.read.json('fixtures/events.json')\n", path="tests/test_events.py"),
         Valid("import json\ndata = json.loads('{}')\n"),
     )
@@ -101,6 +105,8 @@ class SchemaInference(PythonRule):
             self._report(node, "`inferSchema` reads the data an extra time to guess column types, and the guess drifts with the data")
         elif fmt == "json":
             self._report(node, "reading JSON without a schema makes Spark scan the input to infer one, and the types drift with the data")
+        elif fmt == "csv":
+            self._report(node, "reading CSV without a schema makes every column a string: numbers and dates are cast implicitly downstream")
 
     def _report(self, node, message: str) -> None:
         self.ctx.report(self, node, message, help="declare the schema: `.schema(StructType(...))` or a DDL string "
