@@ -208,6 +208,7 @@ class SqlContext:
 class UnitResult:
     unit: Unit
     diagnostics: list = field(default_factory=list)
+    suppressions: Optional[noqa.Suppressions] = None
 
 
 def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult]:
@@ -223,14 +224,22 @@ def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult
         except SourceError as exc:
             offset = unit.offset(exc.row - 1, exc.column - 1)
             diags = [Diagnostic(PARSE_ERROR, exc.message, offset, offset)]
-        results.append(UnitResult(unit, _suppress(unit, diags, codes)))
+        results.append(UnitResult(unit, *_suppress(unit, diags, codes)))
     return results
 
 
-def _suppress(unit: Unit, diags: list[Diagnostic], codes: frozenset) -> list[Diagnostic]:
-    sup = noqa.python_suppressions(unit.text) if unit.kind == PYTHON else noqa.sql_suppressions(unit.text)
+def _suppress(unit: Unit, diags: list[Diagnostic], codes: frozenset):
+    """(kept diagnostics, the unit's suppressions); one tokenization per unit.
+
+    With findings in Python, the tokenization also maps lines inside multi-line
+    strings (where a noqa comment has to go), for ``place``.
+    """
+    if unit.kind == PYTHON:
+        sup = noqa.python_suppressions(unit.text, strings=bool(diags))
+    else:
+        sup = noqa.sql_suppressions(unit.text)
     if not sup.directives:
-        return [d for d in diags if d.code in codes or d.code == PARSE_ERROR and PARSE_ERROR in codes]
+        return [d for d in diags if d.code in codes or d.code == PARSE_ERROR and PARSE_ERROR in codes], sup
     kept = []
     for d in diags:
         if d.code not in codes:
@@ -246,7 +255,7 @@ def _suppress(unit: Unit, diags: list[Diagnostic], codes: frozenset) -> list[Dia
     if UNUSED_NOQA in codes:
         for directive, bad, why in noqa.unused(sup, codes):
             kept.append(_unused_diagnostic(unit, directive, bad, why))
-    return kept
+    return kept, sup
 
 
 def _unused_diagnostic(unit: Unit, d, bad: list[str], why: str) -> Diagnostic:
@@ -281,7 +290,7 @@ def _unused_diagnostic(unit: Unit, d, bad: list[str], why: str) -> Diagnostic:
     return Diagnostic(UNUSED_NOQA, f"`noqa` directive: {why}", d.start, d.end, Fix(title, (edit,)))
 
 
-def place(unit: Unit, d: Diagnostic, settings, sup_cache=None) -> Finding:
+def place(unit: Unit, d: Diagnostic, settings, suppressions=None) -> Finding:
     """A diagnostic in the user's coordinates, with its line for code frames."""
     rule = registry.by_code()[d.code]
     start = unit.position(d.start)
@@ -292,10 +301,7 @@ def place(unit: Unit, d: Diagnostic, settings, sup_cache=None) -> Finding:
         loc = unit.position(unit.line_starts[i])
         if loc.cell == start.cell:
             context.append((loc.row, unit.real_line_text(i)))
-    noqa_line = line
-    sup = sup_cache
-    if sup is not None:
-        noqa_line = sup.noqa_line(line)
+    noqa_line = suppressions.noqa_line(line) if suppressions is not None else line
     noqa_row = unit.position(unit.line_starts[noqa_line]).row if noqa_line < len(unit.line_starts) else start.row
     fix = None
     if d.fix is not None:
@@ -363,11 +369,7 @@ def check_source(path: str, data: bytes, settings) -> list[Finding]:
         return [error_finding(path, exc.message, Location(exc.row, exc.column, exc.cell))]
     findings = []
     for result in check_document(doc, settings, codes):
-        unit = result.unit
-        sup = None
-        if result.diagnostics and unit.kind == PYTHON:
-            sup = noqa.python_suppressions(unit.text, strings=True)
         for d in result.diagnostics:
-            findings.append(place(unit, d, settings, sup))
+            findings.append(place(result.unit, d, settings, result.suppressions))
     findings.sort(key=Finding.sort_key)
     return findings

@@ -148,8 +148,14 @@ def all_rules() -> list[type[Rule]]:
     return _RULES
 
 
+_BY_CODE: Optional[dict] = None
+
+
 def by_code() -> dict[str, type[Rule]]:
-    return {r.code: r for r in all_rules()}
+    global _BY_CODE
+    if _BY_CODE is None or len(_BY_CODE) != len(all_rules()):
+        _BY_CODE = {r.code: r for r in all_rules()}
+    return _BY_CODE
 
 
 def find(selector: str) -> Optional[type[Rule]]:
