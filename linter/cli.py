@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections import Counter
 from typing import Optional
 
 from linter import __version__

@@ -1,6 +1,5 @@
 import libcst as cst
 
-from checks.python.action_in_loop import ACTIONS
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import CACHES, method_name
 

@@ -2,7 +2,7 @@ import libcst as cst
 
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, literal_int, method_name, positional_args
+from linter.semantic import literal_int, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"

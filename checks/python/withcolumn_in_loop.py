@@ -1,8 +1,7 @@
 import libcst as cst
 
-from checks.python.action_in_loop import assigned_names
 from linter.registry import Invalid, Option, PythonRule, Valid
-from linter.semantic import DATAFRAME, method_name
+from linter.semantic import method_name
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
