@@ -26,6 +26,14 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class NodeEdit:
+    """Replace a libcst node's syntactic span with ``content`` (placed when positions are computed)."""
+
+    node: object
+    content: str
+
+
+@dataclass(frozen=True)
 class Fix:
     message: str
     edits: tuple[Edit, ...]

@@ -9,19 +9,11 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from linter import noqa, registry
-from linter.diagnostics import Diagnostic, Edit, Finding, Fix, Location
+from linter.diagnostics import Diagnostic, Edit, Finding, Fix, Location, NodeEdit
 from linter.sources import PYTHON, SQL, Document, SourceError, Unit, load_document
 
 PARSE_ERROR = "SPK001"
 UNUSED_NOQA = "SPK002"
-
-
-@dataclass
-class NodeEdit:
-    """An edit given by a libcst node, placed when positions are computed."""
-
-    node: object
-    content: str
 
 
 class PythonContext:

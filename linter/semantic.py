@@ -640,8 +640,11 @@ class Semantic:
             if self.is_column(node.left) or any(self.is_column(t.comparator) for t in node.comparisons):
                 return Value(COLUMN)
             return None
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Minus)):
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Minus, cst.Not)):
+            # `not col` fails at run time, but is about a Column all the same (see SPK303)
             return Value(COLUMN) if self.is_column(node.expression) else None
+        if isinstance(node, cst.BooleanOperation):
+            return Value(COLUMN) if self.is_column(node.left) or self.is_column(node.right) else None
         return None
 
     def is_column(self, node) -> bool:

@@ -1,5 +1,6 @@
 import libcst as cst
 
+from checks.python._fixes import replace, source
 from linter.registry import Invalid, PythonRule, Valid
 
 _SETUP = (
@@ -36,7 +37,8 @@ class BitwiseOperatorPrecedence(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; adding the parentheses is safe and will be offered by `--fix`.
+    Safe: the parentheses give the expression the meaning its layout shows; as
+    written it fails or compares with a bitwise value.
 
     ## References
     - Python language reference, "Operator precedence".
@@ -46,12 +48,17 @@ class BitwiseOperatorPrecedence(PythonRule):
     name = "bitwise-operator-precedence"
     summary = "`a > 1 & b < 2` compares with `1 & b`: parenthesise each comparison"
     severity = "error"
+    fix = "safe"
     triggers = ("&", "|")
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
-        Invalid(_SETUP + "x = orders.filter(F.col('amount') > 100 & F.col('country') == 'DE')\n"),
-        Invalid(_SETUP + "x = orders.where(orders.a == 1 | orders.b == 2)\n"),
+        Invalid(_SETUP + "x = orders.filter(F.col('amount') > 100 & F.col('country') == 'DE')\n",
+                fixed=_SETUP + "x = orders.filter((F.col('amount') > 100) & (F.col('country') == 'DE'))\n"),
+        Invalid(_SETUP + "x = orders.where(orders.a == 1 | orders.b == 2)\n",
+                fixed=_SETUP + "x = orders.where((orders.a == 1) | (orders.b == 2))\n"),
+        Invalid(_SETUP + "x = orders.where(orders.a > 0 & orders.flag)\n",
+                fixed=_SETUP + "x = orders.where((orders.a > 0) & orders.flag)\n"),
     )
     valid = (
         Valid(_SETUP + "x = orders.filter((F.col('amount') > 100) & (F.col('country') == 'DE'))\n"),
@@ -75,4 +82,19 @@ class BitwiseOperatorPrecedence(PythonRule):
             f"`{op}` binds more tightly than the comparisons around it: this compares with "
             f"`{self.ctx.code_for(bitwise[0]).strip()}`",
             help=f"parenthesise each comparison: `(a > 1) {op} (b < 2)`",
+            fix=self._fix(node, op),
         )
+
+    def _fix(self, node: cst.Comparison, op: str):
+        """`a > 1 & b < 2` (parsed `a > (1 & b) < 2`) -> `(a > 1) & (b < 2)`; `a > 1 & b` -> `(a > 1) & b`."""
+        c = node.comparisons
+        first = c[0].comparator
+        if not _bitwise(first) or any(_bitwise(t.comparator) for t in c[1:]) or len(c) > 2:
+            return None
+        code = self.ctx.code_for
+        left = f"({source(self.ctx, node.left)} {code(c[0].operator).strip()} {source(self.ctx, first.left)})"
+        if len(c) == 2:
+            right = f"({source(self.ctx, first.right)} {code(c[1].operator).strip()} {source(self.ctx, c[1].comparator)})"
+        else:
+            right = source(self.ctx, first.right)
+        return replace(node, f"{left} {op} {right}", "Parenthesise each comparison")

@@ -1,6 +1,7 @@
 import libcst as cst
 
 from checks.python._driver import shown
+from checks.python._fixes import atom, replace
 from linter.registry import Invalid, PythonRule, Valid
 
 _SETUP = (
@@ -36,8 +37,10 @@ class NoneComparisonOnColumn(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; the rewrite to `isNull()` / `isNotNull()` is safe and will be
-    offered by `--fix`.
+    Safe: `col == None` keeps no row and `col.isNull()` keeps the null ones,
+    so the fix changes the result, from the always-empty one to the intended
+    one; nothing else is touched. (`tests/test_fix_equivalence.py` runs both
+    on Spark.)
 
     ## References
     - Spark SQL guide, "NULL Semantics" (comparison operators return null
@@ -48,13 +51,19 @@ class NoneComparisonOnColumn(PythonRule):
     name = "none-comparison-on-column"
     summary = "`col == None` is never true; use `isNull()`"
     severity = "error"
+    fix = "safe"
     triggers = ("None",)
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
-        Invalid(_SETUP + "missing = orders.filter(F.col('email') == None)\n"),
-        Invalid(_SETUP + "known = orders.where(orders.email != None)\n"),
-        Invalid(_SETUP + "flag = F.when(None == orders['email'], 1)\n"),
+        Invalid(_SETUP + "missing = orders.filter(F.col('email') == None)\n",
+                fixed=_SETUP + "missing = orders.filter(F.col('email').isNull())\n"),
+        Invalid(_SETUP + "known = orders.where(orders.email != None)\n",
+                fixed=_SETUP + "known = orders.where(orders.email.isNotNull())\n"),
+        Invalid(_SETUP + "flag = F.when(None == orders['email'], 1)\n",
+                fixed=_SETUP + "flag = F.when(orders['email'].isNull(), 1)\n"),
+        Invalid(_SETUP + "x = orders.filter((F.col('a') + F.col('b')) == None)\n",
+                fixed=_SETUP + "x = orders.filter((F.col('a') + F.col('b')).isNull())\n"),
     )
     valid = (
         Valid(_SETUP + "missing = orders.filter(F.col('email').isNull())\n"),
@@ -84,4 +93,5 @@ class NoneComparisonOnColumn(PythonRule):
             f"`{shown(self.ctx, column)} {op} None` compares with null, which is never true: "
             "a filter on it keeps no rows",
             help=f"use `{shown(self.ctx, column)}.{method}()`",
+            fix=replace(node, f"{atom(self.ctx, column)}.{method}()", f"Use `.{method}()`"),
         )

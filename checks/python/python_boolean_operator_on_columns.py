@@ -1,11 +1,52 @@
 import libcst as cst
 
+from checks.python._fixes import replace, source
 from linter.registry import Invalid, PythonRule, Valid
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
     "spark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 )
+
+
+def operand(ctx, node) -> str:
+    """An operand of `&`/`|`: comparisons and lower-precedence expressions get parentheses."""
+    text = source(ctx, node)
+    if getattr(node, "lpar", None) or isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript,
+                                                          cst.UnaryOperation)):
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not) and not node.lpar:
+            return f"({text})"
+        return text
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr)):
+        return text
+    return f"({text})"
+
+
+def rewrite(ctx, node) -> str:
+    """`and`/`or`/`not` of a whole expression as `&`/`|`/`~`, nested ones included."""
+    if isinstance(node, cst.BooleanOperation) and not node.lpar:
+        symbol = "&" if isinstance(node.operator, cst.And) else "|"
+        parts = []
+        for side in (node.left, node.right):
+            if isinstance(side, cst.BooleanOperation) and not side.lpar:
+                inner = rewrite(ctx, side)
+                same = isinstance(side.operator, type(node.operator))
+                parts.append(inner if same else f"({inner})")
+            else:
+                parts.append(_operand(ctx, side))
+        return f"{parts[0]} {symbol} {parts[1]}"
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not) and not node.lpar:
+        inner = node.expression
+        if isinstance(inner, cst.BooleanOperation) and not inner.lpar:
+            return f"~({rewrite(ctx, inner)})"
+        return f"~{_operand(ctx, inner)}"
+    return operand(ctx, node)
+
+
+def _operand(ctx, node) -> str:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not) and not node.lpar:
+        return rewrite(ctx, node)
+    return operand(ctx, node)
 
 
 class PythonBooleanOperatorOnColumns(PythonRule):
@@ -32,8 +73,9 @@ class PythonBooleanOperatorOnColumns(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; rewriting to `&`, `|`, `~` with the needed parentheses is safe
-    and will be offered by `--fix`.
+    Safe: the code fails today, and `&`, `|`, `~` (with parentheses where
+    precedence needs them) are what `and`, `or`, `not` mean on Columns; a chain
+    `a < x < b` becomes `(a < x) & (x < b)`, which is what Python's chain means.
 
     ## References
     - PySpark API: `Column` ("Cannot convert column into bool").
@@ -43,14 +85,23 @@ class PythonBooleanOperatorOnColumns(PythonRule):
     name = "python-boolean-operator-on-columns"
     summary = "`and` / `or` / `not` or a chained comparison on Columns fails at run time"
     severity = "error"
+    fix = "safe"
     triggers = ("and", "or", "not", "<", ">")
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
-        Invalid(_SETUP + "big = orders.filter(F.col('amount') > 100 and F.col('country') == 'DE')\n"),
-        Invalid(_SETUP + "x = orders.where(orders.a.isNull() or orders.b.isNull())\n"),
-        Invalid(_SETUP + "x = orders.filter(not F.col('active'))\n"),
-        Invalid(_SETUP + "x = orders.filter(0 < F.col('amount') < 10)\n"),
+        Invalid(_SETUP + "big = orders.filter(F.col('amount') > 100 and F.col('country') == 'DE')\n",
+                fixed=_SETUP + "big = orders.filter((F.col('amount') > 100) & (F.col('country') == 'DE'))\n"),
+        Invalid(_SETUP + "x = orders.where(orders.a.isNull() or orders.b.isNull())\n",
+                fixed=_SETUP + "x = orders.where(orders.a.isNull() | orders.b.isNull())\n"),
+        Invalid(_SETUP + "x = orders.filter(not F.col('active'))\n",
+                fixed=_SETUP + "x = orders.filter(~F.col('active'))\n"),
+        Invalid(_SETUP + "x = orders.filter(0 < F.col('amount') < 10)\n",
+                fixed=_SETUP + "x = orders.filter((0 < F.col('amount')) & (F.col('amount') < 10))\n"),
+        Invalid(_SETUP + "x = orders.filter(F.col('a') > 1 and F.col('b') > 2 and not F.col('c'))\n",
+                fixed=_SETUP + "x = orders.filter((F.col('a') > 1) & (F.col('b') > 2) & ~F.col('c'))\n"),
+        Invalid(_SETUP + "x = orders.filter(F.col('a').isNull() or F.col('b') > 2 and F.col('c'))\n",
+                fixed=_SETUP + "x = orders.filter(F.col('a').isNull() | ((F.col('b') > 2) & F.col('c')))\n"),
     )
     valid = (
         Valid(_SETUP + "x = orders.filter((F.col('amount') > 100) & (F.col('country') == 'DE'))\n"),
@@ -70,20 +121,35 @@ class PythonBooleanOperatorOnColumns(PythonRule):
         if semantic.is_column(node.left) or semantic.is_column(node.right):
             word = "and" if isinstance(node.operator, cst.And) else "or"
             symbol = "&" if word == "and" else "|"
+            if self._inside_reported(node):
+                return  # the outermost operation's fix rewrites this one too
+            content = rewrite(self.ctx, node)
             self.ctx.report(
                 self,
                 node,
                 f"Python's `{word}` on Columns raises `ValueError: Cannot convert column into bool` at run time",
                 help=f"use `{symbol}` and parenthesise each comparison: `(a > 1) {symbol} (b < 2)`",
+                fix=replace(node, content, f"Use `{symbol}`"),
             )
 
+    def _inside_reported(self, node) -> bool:
+        """Whether an enclosing `and`/`or`/`not` (without parentheses between) is reported already."""
+        parent = self.ctx.parent_of(node)
+        if getattr(node, "lpar", None):
+            return False
+        if isinstance(parent, cst.BooleanOperation):
+            return True
+        return isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)
+
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if isinstance(node.operator, cst.Not) and self.ctx.semantic.is_column(node.expression):
+        if isinstance(node.operator, cst.Not) and self.ctx.semantic.is_column(node.expression) \
+                and not self._inside_reported(node):
             self.ctx.report(
                 self,
                 node,
                 "Python's `not` on a Column raises `ValueError: Cannot convert column into bool` at run time",
                 help="use `~` (with parentheses around a comparison: `~(a > 1)`)",
+                fix=replace(node, rewrite(self.ctx, node), "Use `~`"),
             )
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -94,10 +160,15 @@ class PythonBooleanOperatorOnColumns(PythonRule):
         if any(isinstance(o, cst.BinaryOperation) and isinstance(o.operator, (cst.BitAnd, cst.BitOr)) for o in operands):
             return  # `a > 1 & b < 2`: SPK304 (bitwise-operator-precedence) explains it better
         if any(semantic.is_column(o) for o in operands):
+            parts = []
+            for left, target in zip(operands, node.comparisons):
+                op = self.ctx.code_for(target.operator).strip()
+                parts.append(f"({source(self.ctx, left)} {op} {source(self.ctx, target.comparator)})")
             self.ctx.report(
                 self,
                 node,
                 "a chained comparison on a Column expands to `and`, which raises `ValueError: Cannot convert "
                 "column into bool` at run time",
                 help="use `col.between(low, high)` or `(low < col) & (col < high)`",
+                fix=replace(node, " & ".join(parts), "Split the chain with `&`"),
             )
