@@ -1,6 +1,7 @@
 import libcst as cst
 
 from checks.python._driver import shown
+from checks.python._fixes import atom, replace
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, literal_int, method_name
 
@@ -47,9 +48,10 @@ class CollectFirstRow(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet. `first()` returns `None` on an empty DataFrame where
-    `collect()[0]` raises `IndexError`, so the rewrite changes behaviour for
-    empty inputs and will be offered as unsafe.
+    Unsafe: `first()` returns `None` on an empty DataFrame where
+    `collect()[0]` raises `IndexError`, so code that relied on the exception
+    (or that goes on to index the row) behaves differently for empty inputs.
+    On non-empty inputs the row is the same.
 
     ## References
     - PySpark API: `DataFrame.first`, `DataFrame.head`.
@@ -59,11 +61,14 @@ class CollectFirstRow(PythonRule):
     name = "collect-first-row"
     summary = "`collect()[0]` brings every row to the driver to keep one"
     triggers = ("collect",)
+    fix = "unsafe"
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
-        Invalid(_SETUP + "latest = orders.orderBy(F.desc('ts')).collect()[0]\n"),
-        Invalid(_SETUP + "top_id = orders.select('id').collect()[0][0]\n"),
+        Invalid(_SETUP + "latest = orders.orderBy(F.desc('ts')).collect()[0]\n", unsafe=True,
+                fixed=_SETUP + "latest = orders.orderBy(F.desc('ts')).first()\n"),
+        Invalid(_SETUP + "top_id = orders.select('id').collect()[0][0]\n", unsafe=True,
+                fixed=_SETUP + "top_id = orders.select('id').first()[0]\n"),
         Invalid(_SETUP + "x = orders.limit(1000).collect()[0]\n"),
     )
     valid = (
@@ -92,4 +97,5 @@ class CollectFirstRow(PythonRule):
             f"`{name}.collect()[0]` brings every row of `{name}` to the driver to keep the first",
             help=f"use `{name}.first()` (None when empty) or `{name}.head()`",
             start=node.func.attr,
+            fix=replace(subscript, f"{atom(self.ctx, node.func.value)}.first()", "Use `first()`", safe=False),
         )

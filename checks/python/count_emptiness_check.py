@@ -1,6 +1,7 @@
 import libcst as cst
 
 from checks.python._driver import shown
+from checks.python._fixes import atom, replace
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, literal_int, method_name
 
@@ -43,8 +44,11 @@ class CountEmptinessCheck(PythonRule):
     Before Spark 3.3: `len(orders.head(1)) > 0`.
 
     ## Fix safety
-    No fix yet; the rewrite to `isEmpty()` is safe when the target Spark is 3.3
-    or newer (`target-spark`).
+    Safe, when the target Spark is 3.3 or newer (`target-spark`; no fix
+    otherwise): `df.count() > 0` becomes `not df.isEmpty()`, `== 0` becomes
+    `df.isEmpty()`, `if df.count():` becomes `if not df.isEmpty():`, and
+    `len(df.collect()) > 0` becomes `not df.isEmpty()`. The test's value is the
+    same for every DataFrame; only the work to compute it shrinks.
 
     ## References
     - PySpark API: `DataFrame.isEmpty` (new in 3.3.0).
@@ -54,18 +58,25 @@ class CountEmptinessCheck(PythonRule):
     name = "count-emptiness-check"
     summary = "`count()` (or `len(collect())`) used only to test for rows"
     triggers = ("count", "collect", "take")
+    fix = "safe"
     min_spark = "3.3"
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
-        Invalid(_SETUP + "if orders.count() > 0:\n    print('rows')\n"),
-        Invalid(_SETUP + "empty = orders.filter('amount < 0').count() == 0\n"),
-        Invalid(_SETUP + "if not orders.count():\n    raise SystemExit(1)\n"),
-        Invalid(_SETUP + "if orders.count():\n    pass\n"),
-        Invalid(_SETUP + "assert 0 < orders.count()\n"),
-        Invalid(_SETUP + "if len(orders.collect()) > 0:\n    pass\n"),
-        Invalid(_SETUP + "has_rows = orders.count() >= 1\n"),
-        Invalid(_SETUP + "while orders.count() != 0:\n    break\n"),
+        Invalid(_SETUP + "if orders.count() > 0:\n    print('rows')\n",
+                fixed=_SETUP + "if not orders.isEmpty():\n    print('rows')\n"),
+        Invalid(_SETUP + "empty = orders.filter('amount < 0').count() == 0\n",
+                fixed=_SETUP + "empty = orders.filter('amount < 0').isEmpty()\n"),
+        Invalid(_SETUP + "if not orders.count():\n    raise SystemExit(1)\n",
+                fixed=_SETUP + "if orders.isEmpty():\n    raise SystemExit(1)\n"),
+        Invalid(_SETUP + "if orders.count():\n    pass\n", fixed=_SETUP + "if not orders.isEmpty():\n    pass\n"),
+        Invalid(_SETUP + "assert 0 < orders.count()\n", fixed=_SETUP + "assert not orders.isEmpty()\n"),
+        Invalid(_SETUP + "if len(orders.collect()) > 0:\n    pass\n",
+                fixed=_SETUP + "if not orders.isEmpty():\n    pass\n"),
+        Invalid(_SETUP + "has_rows = orders.count() >= 1\n", fixed=_SETUP + "has_rows = not orders.isEmpty()\n"),
+        Invalid(_SETUP + "while orders.count() != 0:\n    break\n",
+                fixed=_SETUP + "while not orders.isEmpty():\n    break\n"),
+        Invalid(_SETUP + "ok = flag and not orders.count()\n", fixed=_SETUP + "ok = flag and orders.isEmpty()\n"),
     )
     valid = (
         Valid(_SETUP + "print('rows:', orders.count())\n"),
@@ -93,14 +104,20 @@ class CountEmptinessCheck(PythonRule):
                     return receiver, f"len({shown(self.ctx, inner)})"
         return None
 
-    def _report(self, node, found):
+    def _report(self, node, found, empty: bool, replaced=None):
+        """``empty``: the test is true when there are no rows; ``replaced``: the node the fix rewrites."""
         receiver, text = found
         name = shown(self.ctx, receiver)
+        fix = None
         if self.ctx.settings.target_spark >= (3, 3):
             help = f"use `{name}.isEmpty()`, which stops at the first row"
+            test = f"{atom(self.ctx, receiver)}.isEmpty()"
+            fix = replace(replaced if replaced is not None else node, test if empty else f"not {test}",
+                          "Use `isEmpty()`")
         else:
             help = f"use `len({name}.head(1)) == 0` (`isEmpty()` needs Spark 3.3; target-spark is older)"
-        self.ctx.report(self, node, f"`{text}` reads every row only to test whether `{name}` has any", help=help)
+        self.ctx.report(self, node, f"`{text}` reads every row only to test whether `{name}` has any",
+                        help=help, fix=fix)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if len(node.comparisons) != 1:
@@ -116,16 +133,17 @@ class CountEmptinessCheck(PythonRule):
         if found is None or number is None:
             return
         if (op, number) in _EMPTY or (op, number) in _NOT_EMPTY:
-            self._report(node, found)
+            self._report(node, found, empty=(op, number) in _EMPTY)
 
     def _truthiness(self, test) -> None:
+        whole, negated = test, False
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test = test.expression
+            test, negated = test.expression, True
         if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "bool" and len(test.args) == 1:
             test = test.args[0].value
         found = self._counted(test)
         if found is not None:
-            self._report(test, found)
+            self._report(test, found, empty=negated, replaced=whole)
 
     def visit_If(self, node: cst.If) -> None:
         self._truthiness(node.test)
@@ -144,4 +162,4 @@ class CountEmptinessCheck(PythonRule):
         if isinstance(node.operator, cst.Not) and not isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)):
             found = self._counted(node.expression)
             if found is not None:
-                self._report(node.expression, found)
+                self._report(node.expression, found, empty=True, replaced=node)

@@ -1,5 +1,6 @@
 import libcst as cst
 
+from checks.python._fixes import replace
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, Schema, method_name, positional_args
 
@@ -32,8 +33,9 @@ class UnionByPosition(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; `unionByName` is the intended meaning here and will be offered
-    as an unsafe fix (it changes which values land in which column).
+    Unsafe: `unionByName` changes which values land in which column, which is
+    the point, but also the result whenever some code downstream had adapted
+    to the mixed-up columns.
 
     ## References
     - PySpark API: `DataFrame.union` ("resolves columns by position (not by
@@ -44,12 +46,15 @@ class UnionByPosition(PythonRule):
     name = "union-by-position"
     summary = "`union` of DataFrames whose columns are in different orders mixes up columns"
     severity = "error"
+    fix = "unsafe"
     triggers = ("union",)
     doc_setup = 'a = spark.table("a")\nb = spark.table("b")\n'
 
     invalid = (
-        Invalid(_SETUP + "both = a.select('id', 'name').union(b.select('name', 'id'))\n"),
-        Invalid(_SETUP + "x = a.toDF('k', 'v')\ny = b.toDF('v', 'k')\nz = x.unionAll(y)\n"),
+        Invalid(_SETUP + "both = a.select('id', 'name').union(b.select('name', 'id'))\n", unsafe=True,
+                fixed=_SETUP + "both = a.select('id', 'name').unionByName(b.select('name', 'id'))\n"),
+        Invalid(_SETUP + "x = a.toDF('k', 'v')\ny = b.toDF('v', 'k')\nz = x.unionAll(y)\n", unsafe=True,
+                fixed=_SETUP + "x = a.toDF('k', 'v')\ny = b.toDF('v', 'k')\nz = x.unionByName(y)\n"),
     )
     valid = (
         Valid(_SETUP + "both = a.select('id', 'name').unionByName(b.select('name', 'id'))\n"),
@@ -77,4 +82,5 @@ class UnionByPosition(PythonRule):
                 f"`union` matches columns by position: ({', '.join(a)}) against ({', '.join(b)}) mixes them up",
                 help="use `unionByName`, or select the columns in the same order on both sides",
                 start=node.func.attr,
+                fix=replace(node.func.attr, "unionByName", "Use `unionByName`", safe=False),
             )
