@@ -51,3 +51,20 @@ def write(path, text, mode="w"):
     with open(path, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
         f.write(text)
     return str(path)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession for the whole run (it takes about 13 s to start)."""
+    pyspark_sql = pytest.importorskip("pyspark.sql")
+    session = (
+        pyspark_sql.SparkSession.builder.master("local[2]")
+        .appName("sparkcheck-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()

@@ -1,0 +1,107 @@
+"""Every fix, run on Spark: the original and the fixed snippet over the same small data.
+
+Safe fixes of code that works keep the result exactly (rows, schema, nulls).
+Safe fixes of code that is broken today (it raises, or keeps no rows) are
+compared with the intended result, written out by hand. Unsafe fixes are run
+on the input where they differ, and the difference asserted is the one their
+manual documents.
+"""
+import pytest
+
+from linter.config import Resolver
+from linter.fixer import fix_source
+
+pytestmark = pytest.mark.spark
+
+SETUP = """\
+from pyspark.sql import functions as F
+people = spark.createDataFrame(
+    [(1, "ann", "a@x.io", 30, True), (2, "bob", None, 41, False), (3, "cy", None, None, True), (4, "di", "d@x.io", 25, None)],
+    "id INT, name STRING, email STRING, age INT, active BOOLEAN",
+)
+empty = people.filter("age > 100")
+"""
+
+
+def fixed(tmp_path, code, unsafe=False, target="3.5"):
+    settings = Resolver({"target-spark": target}, cwd=str(tmp_path)).for_path(str(tmp_path / "job.py"))
+    result = fix_source(str(tmp_path / "job.py"), code.encode(), settings, unsafe=unsafe)
+    assert result.fixed is not None, "no fix was applied"
+    return result.fixed.decode()
+
+
+def run(spark, code):
+    namespace = {"spark": spark}
+    exec(compile(code, "<snippet>", "exec"), namespace)
+    return namespace
+
+
+def rows(df):
+    return df.schema.simpleString(), sorted(map(tuple, df.collect()), key=repr)
+
+
+def test_count_emptiness_keeps_the_answer(spark, tmp_path):
+    code = SETUP + "a = people.count() > 0\nb = empty.count() == 0\nc = not people.filter('age > 100').count()\n"
+    new = fixed(tmp_path, code)
+    assert "isEmpty()" in new and ".count()" not in new.split("empty = ")[1]
+    before, after = run(spark, code), run(spark, new)
+    assert (before["a"], before["b"], before["c"]) == (after["a"], after["b"], after["c"]) == (True, True, True)
+
+
+def test_none_comparison_fix_gives_the_intended_rows(spark, tmp_path):
+    code = SETUP + "missing = people.filter(F.col('email') == None)\nknown = people.filter(people.email != None)\n"
+    new = fixed(tmp_path, code)
+    before, after = run(spark, code), run(spark, new)
+    assert before["missing"].count() == 0 and before["known"].count() == 0  # today: never true
+    assert rows(after["missing"]) == rows(run(spark, SETUP)["people"].where("email IS NULL"))
+    assert rows(after["known"]) == rows(run(spark, SETUP)["people"].where("email IS NOT NULL"))
+
+
+def test_boolean_operator_fix_gives_the_intended_rows(spark, tmp_path):
+    code = SETUP + (
+        "a = people.filter(F.col('age') > 26 and F.col('active'))\n"
+        "b = people.filter(F.col('email').isNull() or not F.col('active'))\n"
+        "c = people.filter(26 < F.col('age') < 35)\n"
+    )
+    new = fixed(tmp_path, code)
+    with pytest.raises(ValueError, match="Cannot convert column into bool"):
+        run(spark, code)
+    after, base = run(spark, new), run(spark, SETUP)["people"]
+    assert rows(after["a"]) == rows(base.where("age > 26 AND active"))
+    assert rows(after["b"]) == rows(base.where("email IS NULL OR NOT active"))
+    assert rows(after["c"]) == rows(base.where("age > 26 AND age < 35"))
+
+
+def test_precedence_fix_gives_the_intended_rows(spark, tmp_path):
+    code = SETUP + "a = people.filter(F.col('age') > 26 & F.col('id') < 3)\n"
+    new = fixed(tmp_path, code)
+    with pytest.raises(Exception):  # `26 & F.col('id')` then a chained comparison
+        run(spark, code).get("a").collect()
+    assert rows(run(spark, new)["a"]) == rows(run(spark, SETUP)["people"].where("age > 26 AND id < 3"))
+
+
+def test_collect_first_row_fix_differs_only_when_empty(spark, tmp_path):
+    code = SETUP + "row = people.orderBy('id').collect()[0]\n"
+    new = fixed(tmp_path, code, unsafe=True)
+    assert "people.orderBy('id').first()" in new
+    assert run(spark, code)["row"] == run(spark, new)["row"]
+    on_empty = SETUP + "row = empty.orderBy('id').collect()[0]\n"
+    with pytest.raises(IndexError):
+        run(spark, on_empty)
+    assert run(spark, fixed(tmp_path, on_empty, unsafe=True))["row"] is None  # the documented difference
+
+
+def test_union_by_name_fix_puts_values_in_their_columns(spark, tmp_path):
+    code = SETUP + "both = people.select('id', 'age').union(people.select('age', 'id'))\n"
+    new = fixed(tmp_path, code, unsafe=True)
+    before, after = run(spark, code)["both"], run(spark, new)["both"]
+    # by position, ages silently landed in `id`; by name, every id is an id (the documented change)
+    assert {r.id for r in before.collect()} == {1, 2, 3, 4, 30, 41, 25, None}
+    assert {r.id for r in after.collect()} == {1, 2, 3, 4} and after.count() == 8
+    assert after.schema.simpleString() == "struct<id:int,age:int>"
+
+
+def test_no_fix_offered_below_the_target_that_supports_it(tmp_path):
+    code = SETUP + "a = people.count() > 0\n"
+    settings = Resolver({"target-spark": "3.2"}, cwd=str(tmp_path)).for_path(str(tmp_path / "job.py"))
+    assert fix_source(str(tmp_path / "job.py"), code.encode(), settings, unsafe=True).fixed is None
