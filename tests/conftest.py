@@ -57,6 +57,10 @@ def write(path, text, mode="w"):
 def spark():
     """One local SparkSession for the whole run (it takes about 13 s to start)."""
     pyspark_sql = pytest.importorskip("pyspark.sql")
+    # Python workers must run this interpreter (the one with pyspark), not whatever
+    # `python3` is first on PATH.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     session = (
         pyspark_sql.SparkSession.builder.master("local[2]")
         .appName("sparkcheck-tests")

@@ -105,3 +105,20 @@ def test_no_fix_offered_below_the_target_that_supports_it(tmp_path):
     code = SETUP + "a = people.count() > 0\n"
     settings = Resolver({"target-spark": "3.2"}, cwd=str(tmp_path)).for_path(str(tmp_path / "job.py"))
     assert fix_source(str(tmp_path / "job.py"), code.encode(), settings, unsafe=True).fixed is None
+
+
+def test_udf_return_type_fixes_turn_text_and_nulls_into_numbers(spark, tmp_path):
+    code = SETUP + (
+        "from pyspark.sql.functions import udf\nfrom pyspark.sql.types import DoubleType\n"
+        "words = udf(lambda s: len(s.split()))\n"
+        "chars = udf(lambda s: len(s), DoubleType())\n"
+        "out = people.select('id', words('name').alias('w'), chars('name').alias('c'))\n"
+    )
+    new = fixed(tmp_path, code, unsafe=True)
+    assert 'udf(lambda s: len(s.split()), "bigint")' in new and 'udf(lambda s: len(s), "bigint")' in new
+    before, after = run(spark, code)["out"], run(spark, new)["out"]
+    assert before.schema.simpleString() == "struct<id:int,w:string,c:double>"
+    assert after.schema.simpleString() == "struct<id:int,w:bigint,c:bigint>"
+    b, a = sorted(before.collect()), sorted(after.collect())
+    assert [r.w for r in b] == ["1", "1", "1", "1"] and [r.w for r in a] == [1, 1, 1, 1]  # text became numbers
+    assert [r.c for r in b] == [None] * 4 and [r.c for r in a] == [3, 3, 2, 2]  # nulls became values

@@ -2,6 +2,7 @@ from typing import Optional
 
 import libcst as cst
 
+from checks.python._fixes import replace, source
 from checks.python._udf import body_expression, site_for_call, site_for_def
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import literal_type
@@ -56,6 +57,9 @@ def _type(ctx, node) -> Optional[str]:
 
 _SPARK_TYPES = {"int": "IntegerType() (or LongType())", "float": "DoubleType()", "bool": "BooleanType()",
                 "number": "DoubleType() or IntegerType()"}
+# The DDL type a fix declares (no import needed). Python ints are unbounded: bigint, so
+# large values do not turn into nulls the way they would with int.
+DDL = {"int": "bigint", "float": "double", "bool": "boolean"}
 
 
 class UdfMissingReturnType(PythonRule):
@@ -84,8 +88,12 @@ class UdfMissingReturnType(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; adding the type the body implies will be offered where that
-    type is certain.
+    Unsafe, and offered only where the body's type is certain (`len(...)`,
+    `int(...)`, `/`, comparisons, ...): the fix declares it as a DDL string
+    (`"bigint"`, `"double"`, `"boolean"`; Python ints are unbounded, so
+    `bigint` rather than `int`). The column's type changes from string to that
+    type, which is the point, but anything downstream that handled it as text
+    sees numbers.
 
     ## References
     - PySpark API: `pyspark.sql.functions.udf` ("returnType ... defaults to
@@ -96,13 +104,21 @@ class UdfMissingReturnType(PythonRule):
     name = "udf-missing-return-type"
     summary = "a Python UDF without a return type returns strings"
     triggers = ("udf",)
+    fix = "unsafe"
     doc_setup = "from pyspark.sql.functions import udf\nfrom pyspark.sql.types import IntegerType\n"
 
     invalid = (
-        Invalid(_SETUP + "word_count = udf(lambda s: len(s.split()))\n"),
+        Invalid(_SETUP + "word_count = udf(lambda s: len(s.split()))\n", unsafe=True,
+                fixed=_SETUP + "word_count = udf(lambda s: len(s.split()), \"bigint\")\n"),
         Invalid(_SETUP + "@udf\ndef score(a, b):\n    return a * 2 + b\n"),
-        Invalid(_SETUP + "def ratio(a, b):\n    return a / b if b else None\n\nspark.udf.register('ratio', ratio)\n"),
-        Invalid(_SETUP + "is_even = F.udf(lambda n: n % 2 == 0)\n"),
+        Invalid(_SETUP + "def ratio(a, b):\n    return a / b if b else None\n\nspark.udf.register('ratio', ratio)\n",
+                unsafe=True,
+                fixed=_SETUP + "def ratio(a, b):\n    return a / b if b else None\n\n"
+                "spark.udf.register('ratio', ratio, \"double\")\n"),
+        Invalid(_SETUP + "is_even = F.udf(lambda n: n % 2 == 0)\n", unsafe=True,
+                fixed=_SETUP + "is_even = F.udf(lambda n: n % 2 == 0, \"boolean\")\n"),
+        Invalid(_SETUP + "@udf\ndef count_words(s):\n    return len(s.split())\n", unsafe=True,
+                fixed=_SETUP + "@udf(\"bigint\")\ndef count_words(s):\n    return len(s.split())\n"),
     )
     valid = (
         Valid(_SETUP + "word_count = udf(lambda s: len(s.split()), IntegerType())\n"),
@@ -128,7 +144,22 @@ class UdfMissingReturnType(PythonRule):
             site.report,
             f"UDF `{site.name}` has no return type, so Spark types its result as a string{detail}",
             help="pass the type it returns: `udf(f, IntegerType())`, `@udf(returnType=...)` or a DDL string like 'int'",
+            fix=self._fix(site, DDL.get(returns)),
         )
+
+    def _fix(self, site, ddl):
+        if ddl is None:
+            return None
+        message = f'Declare the return type "{ddl}"'
+        if isinstance(site.report, cst.Decorator):
+            expr = site.report.decorator
+            return replace(expr, f'{source(self.ctx, expr)}("{ddl}")', message, safe=False)
+        args = [a for a in site.declared.args if a.keyword is None and not a.star]
+        position = 2 if site.factory == "register" else 1
+        if len(args) != position or any(a.keyword is not None for a in site.declared.args):
+            return None
+        last = args[-1].value
+        return replace(last, f'{source(self.ctx, last)}, "{ddl}"', message, safe=False)
 
     def visit_Call(self, node: cst.Call) -> None:
         self._check(site_for_call(self.ctx, node))

@@ -2,8 +2,9 @@ from typing import Optional
 
 import libcst as cst
 
+from checks.python._fixes import replace
 from checks.python._udf import site_for_call, site_for_def
-from checks.python.udf_missing_return_type import body_type
+from checks.python.udf_missing_return_type import DDL, body_type
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import dotted_name, literal_string, normalise_type
 
@@ -52,8 +53,9 @@ class UdfReturnTypeMismatch(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; replacing the declared type with the one the body returns will
-    be offered where the body's type is certain.
+    Unsafe: the fix declares the type the body certainly returns, as a DDL
+    string (`"bigint"`, `"double"`, `"boolean"`). The column turns from all
+    nulls into values, and its type changes.
 
     ## References
     - PySpark user guide, "Python UDF" type conversion (mismatched values
@@ -64,12 +66,15 @@ class UdfReturnTypeMismatch(PythonRule):
     name = "udf-return-type-mismatch"
     summary = "a UDF's declared return type cannot hold what its body returns: every value becomes null"
     severity = "error"
+    fix = "unsafe"
     triggers = ("udf",)
     doc_setup = "from pyspark.sql.functions import udf\nfrom pyspark.sql.types import DoubleType, IntegerType\n"
 
     invalid = (
-        Invalid(_SETUP + "word_count = udf(lambda s: len(s.split()), DoubleType())\n"),
-        Invalid(_SETUP + "ratio = udf(lambda a, b: a / b, IntegerType())\n"),
+        Invalid(_SETUP + "word_count = udf(lambda s: len(s.split()), DoubleType())\n", unsafe=True,
+                fixed=_SETUP + "word_count = udf(lambda s: len(s.split()), \"bigint\")\n"),
+        Invalid(_SETUP + "ratio = udf(lambda a, b: a / b, IntegerType())\n", unsafe=True,
+                fixed=_SETUP + "ratio = udf(lambda a, b: a / b, \"double\")\n"),
         Invalid(_SETUP + "@udf(returnType='int')\ndef code(s):\n    return s.upper()\n"),
         Invalid(_SETUP + "flag = udf(lambda s: len(s), BooleanType())\n"),
     )
@@ -94,6 +99,8 @@ class UdfReturnTypeMismatch(PythonRule):
             f"UDF `{site.name}` is declared to return {declared} but its body returns {returned}: "
             "PySpark does not convert, every value becomes null",
             help=f"declare the type the body returns ({returned}), or convert in the body",
+            fix=replace(site.return_type, f'"{DDL[returned]}"', f'Declare "{DDL[returned]}"', safe=False)
+            if returned in DDL else None,
         )
 
     def visit_Call(self, node: cst.Call) -> None:
