@@ -27,10 +27,12 @@ class Edit:
 
 @dataclass(frozen=True)
 class NodeEdit:
-    """Replace a libcst node's syntactic span with ``content`` (placed when positions are computed)."""
+    """Replace a libcst node's syntactic span with ``content``, or insert ``content``
+    just before it (``before=True``); placed when positions are computed."""
 
     node: object
     content: str
+    before: bool = False
 
 
 @dataclass(frozen=True)

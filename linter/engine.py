@@ -148,9 +148,7 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         if first is not None and first in spans:
             start = spans[first][0]
         if fix is not None:
-            edits = tuple(
-                Edit(*spans[e.node], e.content) if isinstance(e, NodeEdit) else e for e in fix.edits
-            )
+            edits = tuple(_place_edit(e, spans) for e in fix.edits)
             fix = Fix(fix.message, edits, fix.applicability)
         out.append(Diagnostic(code, message, start, end, fix, help))
     return out
@@ -180,6 +178,13 @@ def run_sql(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
                 fn(node)
     out.extend(ctx.diagnostics)
     return out
+
+
+def _place_edit(edit, spans) -> Edit:
+    if not isinstance(edit, NodeEdit):
+        return edit
+    start, end = spans[edit.node]
+    return Edit(start, start, edit.content) if edit.before else Edit(start, end, edit.content)
 
 
 class SqlContext:

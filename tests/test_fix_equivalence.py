@@ -122,3 +122,23 @@ def test_udf_return_type_fixes_turn_text_and_nulls_into_numbers(spark, tmp_path)
     b, a = sorted(before.collect()), sorted(after.collect())
     assert [r.w for r in b] == ["1", "1", "1", "1"] and [r.w for r in a] == [1, 1, 1, 1]  # text became numbers
     assert [r.c for r in b] == [None] * 4 and [r.c for r in a] == [3, 3, 2, 2]  # nulls became values
+
+
+def test_hoisting_self_lets_the_job_run(spark, tmp_path):
+    code = SETUP + (
+        "from pyspark.sql import DataFrame\n"
+        "class Scorer:\n"
+        "    def __init__(self, spark, factor):\n"
+        "        self.spark = spark\n"
+        "        self.factor = factor\n"
+        "    def score(self, df: DataFrame):\n"
+        "        return df.rdd.map(lambda r: (r.id, r.id * self.factor)).collect()\n"
+        "out = None\n"
+        "def go():\n"
+        "    return Scorer(spark, 10).score(people)\n"
+    )
+    new = fixed(tmp_path, code, unsafe=True)
+    assert "        factor = self.factor\n        return df.rdd.map(lambda r: (r.id, r.id * factor))" in new
+    with pytest.raises(Exception, match="SparkContext|SparkSession|pickle|serializ"):
+        run(spark, code)["go"]()  # the lambda drags `self`, and with it the SparkSession
+    assert sorted(run(spark, new)["go"]()) == [(1, 10), (2, 20), (3, 30), (4, 40)]

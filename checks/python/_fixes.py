@@ -25,3 +25,26 @@ def atom(ctx, node) -> str:
 
 def replace(node, content: str, message: str, safe: bool = True) -> Fix:
     return Fix(message, (NodeEdit(node, content),), SAFE if safe else UNSAFE)
+
+
+def statement_and_indent(ctx):
+    """The statement holding the node being visited, and its indentation.
+
+    Returns (node to insert before, indent) for the innermost statement that is
+    directly in a block or the module; for a decorated function or class, the
+    insertion point is its first decorator.
+    """
+    ancestors = ctx.ancestors
+    module = ctx.module
+    for i in range(len(ancestors) - 1, 0, -1):
+        parent = ancestors[i - 1]
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            statement = ancestors[i]
+            indent = "".join(
+                (b.indent if b.indent is not None else module.default_indent)
+                for b in ancestors[:i]
+                if isinstance(b, cst.IndentedBlock)
+            )
+            decorators = getattr(statement, "decorators", ())
+            return (decorators[0] if decorators else statement), indent
+    return None, ""

@@ -208,14 +208,14 @@ def _none_guard(node: cst.If, params) -> Optional[str]:
 
 
 def walk_expression(node):
-    """Every node of an expression (not entering nested lambdas)."""
+    """Every node of an expression or body, in source order (not entering nested lambdas)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
         if isinstance(current, cst.Lambda) and current is not node:
             continue
-        stack.extend(current.children)
+        stack.extend(reversed(current.children))
 
 
 def shipped_function(ctx, call: cst.Call):

@@ -1,6 +1,8 @@
 import libcst as cst
 
+from checks.python._fixes import statement_and_indent
 from checks.python._udf import function_node, shipped_function, site_for_def, walk_expression
+from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import INSTANCE
 
@@ -79,8 +81,12 @@ class ClosureCapturesSelf(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; copying the attribute to a local will be offered as unsafe: it
-    reads the attribute once, before the job, rather than when each task runs.
+    Unsafe: the fix copies each `self.attr` the function reads into a local
+    just before the statement that ships it (a lambda) or before the decorated
+    UDF, and reads the local instead. The attribute is then read once, on the
+    driver, when that statement runs, rather than from the pickled object in
+    every task: the same value unless the object changes in between. No fix
+    when `self` itself is used or a local of that name exists.
 
     ## References
     - Spark RDD programming guide, "Passing Functions to Spark" (referencing a
@@ -91,13 +97,20 @@ class ClosureCapturesSelf(PythonRule):
     name = "closure-captures-self"
     summary = "a function shipped to executors reads `self`, so the whole object is serialized"
     triggers = ("self",)
+    fix = "unsafe"
     doc_setup = "from pyspark.sql import DataFrame\n"
 
     invalid = (
-        Invalid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        return df.rdd.map(lambda r: r.x * self.factor)\n"),
+        Invalid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        return df.rdd.map(lambda r: r.x * self.factor)\n",
+                unsafe=True,
+                fixed=_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        factor = self.factor\n"
+                "        return df.rdd.map(lambda r: r.x * factor)\n"),
         Invalid(
             _SETUP + "class Cleaner:\n    def build(self):\n"
-            "        @udf('string')\n        def clean(s):\n            return s.replace(self.sep, ' ')\n        return clean\n"
+            "        @udf('string')\n        def clean(s):\n            return s.replace(self.sep, self.fill)\n        return clean\n",
+            unsafe=True,
+            fixed=_SETUP + "class Cleaner:\n    def build(self):\n        sep = self.sep\n        fill = self.fill\n"
+            "        @udf('string')\n        def clean(s):\n            return s.replace(sep, fill)\n        return clean\n",
         ),
         Invalid(_SETUP + "class Job:\n    def normalise(self, s):\n        return s\n"
                 "    def udfs(self):\n        return udf(self.normalise, 'string')\n"),
@@ -117,7 +130,33 @@ class ClosureCapturesSelf(PythonRule):
               "    return df.rdd.map(lambda r: math.sqrt(r.x) * cfg['factor'])\n"),
     )
 
-    def _report(self, reference, where: str) -> None:
+    def _hoist(self, function, owner: str):
+        """Copy each `owner.attr` the function reads into a local before the statement."""
+        if owner != "self":
+            return None
+        params = function.params
+        own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        attrs, edits = [], []
+        nodes = list(walk_expression(function.body))
+        through_attribute = {id(n.value) for n in nodes if isinstance(n, cst.Attribute)}
+        for node in nodes:
+            if isinstance(node, cst.Name) and node.value == "self" and id(node) not in through_attribute:
+                return None  # `self` itself is used: there is nothing to copy instead
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                attr = node.attr.value
+                if attr in own or (attr not in attrs and self.ctx.semantic.is_bound(attr)):
+                    return None  # the local's name is taken
+                if attr not in attrs:
+                    attrs.append(attr)
+                edits.append(NodeEdit(node, attr))
+        anchor, indent = statement_and_indent(self.ctx)
+        if anchor is None or not attrs:
+            return None
+        hoisted = "".join(f"{a} = self.{a}\n{indent}" for a in attrs)
+        return Fix(f"Copy {', '.join(f'`self.{a}`' for a in attrs)} to a local first",
+                   (NodeEdit(anchor, hoisted, before=True), *edits), UNSAFE)
+
+    def _report(self, reference, where: str, function=None) -> None:
         text = self.ctx.code_for(reference)
         attr = reference.attr.value if isinstance(reference, cst.Attribute) else None
         owner = reference.value.value if attr else "self"
@@ -128,6 +167,7 @@ class ClosureCapturesSelf(PythonRule):
             reference,
             f"`{text}` in {where} serializes the whole object (`{owner}`) into every task",
             help=hint,
+            fix=self._hoist(function, owner) if function is not None else None,
         )
 
     def _shipped(self, function, where: str) -> None:
@@ -143,7 +183,7 @@ class ClosureCapturesSelf(PythonRule):
         if function is not None:
             reference = _self_reference(function, self.ctx.semantic)
             if reference is not None:
-                self._report(reference, where)
+                self._report(reference, where, function if isinstance(function, cst.Lambda) else None)
 
     def visit_Call(self, node: cst.Call) -> None:
         shipped = shipped_function(self.ctx, node)
@@ -155,4 +195,4 @@ class ClosureCapturesSelf(PythonRule):
         if site is not None:
             reference = _self_reference(node)
             if reference is not None:
-                self._report(reference, f"UDF `{site.name}`")
+                self._report(reference, f"UDF `{site.name}`", node)
