@@ -142,3 +142,19 @@ def test_hoisting_self_lets_the_job_run(spark, tmp_path):
     with pytest.raises(Exception, match="SparkContext|SparkSession|pickle|serializ"):
         run(spark, code)["go"]()  # the lambda drags `self`, and with it the SparkSession
     assert sorted(run(spark, new)["go"]()) == [(1, 10), (2, 20), (3, 30), (4, 40)]
+
+
+def test_withcolumns_fixes_keep_rows_and_schema(spark, tmp_path):
+    chain = "".join(f".withColumn('c{i}', F.col('age') * {i})" for i in range(12))
+    code = SETUP + (
+        f"a = people{chain}\n"
+        "b = people\n"
+        "for c in ['id', 'age']:\n"
+        "    b = b.withColumn(c, F.col(c).cast('double'))\n"
+    )
+    new = fixed(tmp_path, code, unsafe=True)
+    assert new.count("withColumns(") == 2 and "for c in" in new and "\nfor c" not in new
+    before, after = run(spark, code), run(spark, new)
+    assert rows(before["a"]) == rows(after["a"])
+    assert rows(before["b"]) == rows(after["b"])
+    assert before["a"].columns == after["a"].columns

@@ -1,13 +1,29 @@
 import libcst as cst
 
+from checks.python._fixes import replace, source, statement_and_indent
+from checks.python._udf import walk_expression
 from linter.registry import Invalid, Option, PythonRule, Valid
-from linter.semantic import method_name
+from linter.semantic import literal_string, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
     "spark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 )
 _PROJECTIONS = frozenset({"withColumn", "withColumnRenamed", "select", "selectExpr", "drop"})
+
+
+def _mentions(ctx, expression, names: set) -> bool:
+    """Whether an expression may read one of these columns (by name in a string, attribute or key)."""
+    for node in walk_expression(expression):
+        if isinstance(node, cst.Attribute) and node.attr.value in names:
+            return True
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            text = literal_string(node) or ctx.code_for(node)
+            if any(n in text for n in names):
+                return True
+        if isinstance(node, cst.FormattedString):
+            return True
+    return False
 
 
 class WithcolumnInLoop(PythonRule):
@@ -38,9 +54,16 @@ class WithcolumnInLoop(PythonRule):
     Before Spark 3.3: one `select` with all the columns.
 
     ## Fix safety
-    No fix yet; merging the calls into one `withColumns` is unsafe when a later
-    column reads one defined earlier in the chain, and will be offered only
-    where they are independent.
+    Unsafe, offered only when the target Spark is 3.3 or newer, and only where
+    the columns are independent: a chain of `withColumn` calls with literal,
+    distinct names, none of whose expressions mentions a column defined
+    earlier in the chain, becomes one `withColumns({...})`; a `for` loop whose
+    whole body is `df = df.withColumn(name, expr)`, with `expr` not reading
+    `df`, becomes `df = df.withColumns({name: expr for name in ...})`. Where a
+    later column reads an earlier one, `withColumns` would read the old value:
+    no fix is offered then. The result is the same rows and schema; the fix is
+    marked unsafe because the dependency test reads names, not meaning (a
+    column reached through a variable holding its name is not seen).
 
     ## Options
     - `max-chain` (int, default 10): the longest chain of `withColumn` calls
@@ -57,13 +80,21 @@ class WithcolumnInLoop(PythonRule):
     summary = "a DataFrame rebuilt with `withColumn` in a loop or a long chain"
     min_spark = "3.3"
     triggers = ("withColumn", "select", "drop")
+    fix = "unsafe"
     options = {"max-chain": Option(10, "The longest `withColumn` chain that is not reported.")}
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
-        Invalid(_SETUP + "for c in ['price', 'tax']:\n    orders = orders.withColumn(c, F.col(c).cast('double'))\n"),
+        Invalid(_SETUP + "for c in ['price', 'tax']:\n    orders = orders.withColumn(c, F.col(c).cast('double'))\n",
+                unsafe=True,
+                fixed=_SETUP + "orders = orders.withColumns({c: F.col(c).cast('double') for c in ['price', 'tax']})\n"),
         Invalid(_SETUP + "for old, new in [('a', 'b')]:\n    orders = orders.withColumnRenamed(old, new)\n"),
-        Invalid(_SETUP + "out = orders" + "".join(f".withColumn('c{i}', F.lit({i}))" for i in range(12)) + "\n"),
+        Invalid(_SETUP + "out = orders" + "".join(f".withColumn('c{i}', F.lit({i}))" for i in range(12)) + "\n",
+                unsafe=True,
+                fixed=_SETUP + "out = orders.withColumns({\n" + "".join(f"    'c{i}': F.lit({i}),\n" for i in range(12))
+                + "})\n"),
+        Invalid(_SETUP + "out = orders" + "".join(f".withColumn('c{i}', F.col('c{i - 1}') + 1)" for i in range(1, 12))
+                + "\n", unsafe=True),
         Invalid(
             "from pyspark.sql import DataFrame\n"
             "def add(df: DataFrame, names):\n    i = 0\n    while i < len(names):\n"
@@ -120,7 +151,34 @@ class WithcolumnInLoop(PythonRule):
             "iteration: deep plans analyse slowly and can overflow the stack",
             help=self._advice(),
             start=call.func.attr,
+            fix=self._loop_fix(node, target.value, call),
         )
+
+    def _loop_fix(self, assign: cst.Assign, name: str, call: cst.Call):
+        loop = self.loops[-1]
+        if self.ctx.settings.target_spark < (3, 3) or not isinstance(loop, cst.For) or loop.orelse is not None:
+            return None
+        if method_name(call) != "withColumn" or call.func.value is not None and not (
+                isinstance(call.func.value, cst.Name) and call.func.value.value == name):
+            return None
+        body = loop.body
+        if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1 or "#" in self.ctx.code_for(loop.body):
+            return None
+        statement = body.body[0]
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 or statement.body[0] is not assign:
+            return None
+        args = positional_args(call)
+        if len(args) != 2 or len(call.args) != 2 or not isinstance(loop.target, cst.Name):
+            return None
+        column, expression = args
+        if _mentions(self.ctx, expression, set()) or any(
+            isinstance(n, cst.Name) and n.value == name for n in walk_expression(expression)
+        ):
+            return None  # the expression reads the DataFrame being built: order matters
+        var = source(self.ctx, loop.target)
+        content = (f"{name} = {name}.withColumns({{{source(self.ctx, column)}: {source(self.ctx, expression)} "
+                   f"for {var} in {source(self.ctx, loop.iter)}}})")
+        return replace(loop, content, "Use one `withColumns` with a dict comprehension", safe=False)
 
     def _advice(self) -> str:
         if self.ctx.settings.target_spark >= (3, 3):
@@ -144,4 +202,28 @@ class WithcolumnInLoop(PythonRule):
             node,
             f"a chain of {length} `withColumn` calls adds {length} projections to the plan",
             help=self._advice(),
+            fix=self._chain_fix(node, inner),
         )
+
+    def _chain_fix(self, node: cst.Call, base):
+        if self.ctx.settings.target_spark < (3, 3):
+            return None
+        calls, inner = [], node
+        while isinstance(inner, cst.Call) and inner is not base:
+            calls.append(inner)
+            inner = inner.func.value
+        calls.reverse()
+        entries, defined = [], set()
+        for call in calls:
+            args = positional_args(call)
+            name = literal_string(args[0]) if len(args) == 2 and len(call.args) == 2 else None
+            if method_name(call) != "withColumn" or name is None or name in defined:
+                return None
+            if defined and _mentions(self.ctx, args[1], defined):
+                return None  # reads a column defined earlier in the chain
+            defined.add(name)
+            entries.append(f"{source(self.ctx, args[0])}: {source(self.ctx, args[1])}")
+        _, indent = statement_and_indent(self.ctx)
+        body = "".join(f"{indent}    {e},\n" for e in entries)
+        content = f"{source(self.ctx, base)}.withColumns({{\n{body}{indent}}})"
+        return replace(node, content, "Merge the chain into one `withColumns`", safe=False)
