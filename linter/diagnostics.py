@@ -33,6 +33,8 @@ class NodeEdit:
     node: object
     content: str
     before: bool = False
+    start_node: object = None  # the span starts at this node instead (a decorator)
+    whole_lines: bool = False  # widen to whole lines when only blanks (and a comment) remain on them
 
 
 @dataclass(frozen=True)

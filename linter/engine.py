@@ -140,7 +140,11 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         if first is not None:
             nodes.append(first)
         if fix is not None:
-            nodes.extend(e.node for e in fix.edits if isinstance(e, NodeEdit))
+            for e in fix.edits:
+                if isinstance(e, NodeEdit):
+                    nodes.append(e.node)
+                    if e.start_node is not None:
+                        nodes.append(e.start_node)
     spans = node_spans(module, nodes)
     out = []
     for code, node, message, fix, help, first in ctx.pending:
@@ -148,7 +152,7 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         if first is not None and first in spans:
             start = spans[first][0]
         if fix is not None:
-            edits = tuple(_place_edit(e, spans) for e in fix.edits)
+            edits = tuple(_place_edit(e, spans, unit.text) for e in fix.edits)
             fix = Fix(fix.message, edits, fix.applicability)
         out.append(Diagnostic(code, message, start, end, fix, help))
     return out
@@ -180,11 +184,22 @@ def run_sql(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     return out
 
 
-def _place_edit(edit, spans) -> Edit:
+def _place_edit(edit, spans, text: str) -> Edit:
     if not isinstance(edit, NodeEdit):
         return edit
     start, end = spans[edit.node]
-    return Edit(start, start, edit.content) if edit.before else Edit(start, end, edit.content)
+    if edit.start_node is not None:
+        start = spans[edit.start_node][0]
+    if edit.before:
+        return Edit(start, start, edit.content)
+    if edit.whole_lines:
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end == -1 else line_end + 1
+        rest = text[end:line_end].strip()
+        if not text[line_start:start].strip() and (not rest or rest.startswith("#")):
+            start, end = line_start, line_end
+    return Edit(start, end, edit.content)
 
 
 class SqlContext:

@@ -2,9 +2,12 @@ from typing import Optional
 
 import libcst as cst
 
+from checks.python._builtin_fix import NoFix, instantiate, template
+from checks.python._fixes import atom, source
 from checks.python._udf import body_expression, site_for_call, site_for_def
+from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import literal_type
+from linter.semantic import FUNCTIONS, IMPORT, UDF, literal_string, literal_type
 
 _SETUP = (
     "import re\nfrom pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -185,11 +188,19 @@ class UdfReplaceableByBuiltin(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; when offered it will be unsafe: built-ins and Python differ
-    at the edges (Python's `strip()` also removes tabs and newlines where
-    `F.trim` removes spaces only; `round` rounds half to even in Python 3 and
-    half up in Spark; `len` counts code points like `F.length`, but `F.length`
-    of a binary column counts bytes).
+    Unsafe: every call of the UDF in the file (`normalise("name")`,
+    `normalise(F.col("name"))`) is replaced by the built-in expression, the
+    UDF's definition is removed when nothing else uses it, and
+    `from pyspark.sql import functions as F` is added when the file has no
+    name for `pyspark.sql.functions` yet. Offered only when every call's
+    arguments are column names or Columns and the whole body translates.
+    Built-ins and Python differ at the edges: Python's `strip()` also removes
+    tabs and newlines where `F.trim` removes spaces only; `round` rounds half to
+    even in Python 3 and half up in Spark; `title()` and `F.initcap` capitalise
+    differently after digits and apostrophes; `int()` of a float string fails
+    in Python where a cast gives null. A `if x is None: return None` guard is
+    dropped (built-ins return null for null); an `if not x:` guard, which also
+    catches `""`, prevents the fix.
 
     ## References
     - PySpark user guide, "Python User-defined Table/Scalar Functions"
@@ -200,12 +211,29 @@ class UdfReplaceableByBuiltin(PythonRule):
     name = "udf-replaceable-by-builtin"
     summary = "a Python UDF does what a built-in function does"
     triggers = ("udf",)
+    fix = "unsafe"
     doc_setup = (
         "from pyspark.sql.functions import udf\nfrom pyspark.sql.types import StringType\n"
         "customers = spark.table('customers')\n"
     )
 
     invalid = (
+        Invalid(
+            _SETUP + "@udf(returnType=StringType())\ndef normalise(name):\n    return name.strip().upper()\n\n\n"
+            "people = spark.table('people').withColumn('name', normalise('name'))\n",
+            unsafe=True,
+            fixed=_SETUP + "\n\npeople = spark.table('people').withColumn('name', F.upper(F.trim(F.col('name'))))\n",
+        ),
+        Invalid(
+            "from pyspark.sql import SparkSession\nfrom pyspark.sql.functions import udf, col\n"
+            "spark = SparkSession.builder.getOrCreate()\n"
+            "label = udf(lambda n: 'high' if n > 100 else 'low', 'string')\n"
+            "out = spark.table('t').select(label(col('amount')).alias('band'), 'id')\n",
+            unsafe=True,
+            fixed="from pyspark.sql import SparkSession\nfrom pyspark.sql.functions import udf, col\n"
+            "from pyspark.sql import functions as F\nspark = SparkSession.builder.getOrCreate()\n"
+            "out = spark.table('t').select(F.when(col('amount') > 100, 'high').otherwise('low').alias('band'), 'id')\n",
+        ),
         Invalid(_SETUP + "@udf(returnType=StringType())\ndef normalise(name):\n    return name.strip().upper()\n"),
         Invalid(_SETUP + "to_upper = F.udf(lambda s: s.upper() if s is not None else None, StringType())\n"),
         Invalid(_SETUP + "@udf('string')\ndef prefix(code):\n    if code is None:\n        return None\n    return code[:3]\n"),
@@ -224,6 +252,14 @@ class UdfReplaceableByBuiltin(PythonRule):
         Valid(_SETUP + "strip_zeros = udf(lambda s: s.strip('0'), StringType())\n"),
     )
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.found: list = []  # (site, names, the statement defining it, start node for deletion)
+        self.tracked: dict = {}  # id(UDF value's node) -> index in found
+        self.names: set = set()
+        self.calls: dict = {}  # index -> [call nodes]
+        self.other_uses: dict = {}  # index -> uses that are not calls
+
     def _check(self, site) -> None:
         if site is None or site.factory == "pandas_udf" or site.function is None:
             return
@@ -231,15 +267,110 @@ class UdfReplaceableByBuiltin(PythonRule):
         if builtins is None:
             return
         names = ", ".join(f"`{b}`" for b in builtins)
-        self.ctx.report(
-            self,
-            site.report,
-            f"UDF `{site.name}` does what built-ins do ({names}): a Python UDF ships every row to a Python worker",
-            help=f"write it as a column expression with {names}",
-        )
+        definition, start = None, None
+        if isinstance(site.report, cst.Decorator):
+            definition, start = site.function, site.function.decorators[0]
+            key = site.function
+        else:
+            assign = self.ctx.parent_of(site.declared)
+            line = self.ctx.parent_of(assign) if isinstance(assign, cst.Assign) else None
+            if (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and len(assign.targets) == 1
+                    and isinstance(assign.targets[0].target, cst.Name)):
+                definition = line
+            key = site.declared
+        self.tracked[id(key)] = len(self.found)
+        self.names.add(site.name)
+        self.found.append((site, names, definition, start))
 
     def visit_Call(self, node: cst.Call) -> None:
         self._check(site_for_call(self.ctx, node))
+        if isinstance(node.func, cst.Name) and node.func.value in self.names:
+            index = self._index(node.func)
+            if index is not None:
+                self.calls.setdefault(index, []).append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in self.names:
+            return
+        parent = self.ctx.parent_of(node)
+        if isinstance(parent, (cst.AssignTarget, cst.FunctionDef)) or (isinstance(parent, cst.Call) and parent.func is node):
+            return
+        index = self._index(node)
+        if index is not None:
+            self.other_uses[index] = self.other_uses.get(index, 0) + 1
+
+    def _index(self, name: cst.Name):
+        value = self.ctx.semantic.lookup(name.value)
+        if value is None or value.kind != UDF or value.node is None:
+            return None
+        return self.tracked.get(id(value.node))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._check(site_for_def(self.ctx, node))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        fn, import_edit = self._functions_alias(node)
+        for index, (site, names, definition, start) in enumerate(self.found):
+            fix = None
+            if fn is not None:
+                fix = self._fix(index, site, definition, start, fn, import_edit)
+            self.ctx.report(
+                self,
+                site.report,
+                f"UDF `{site.name}` does what built-ins do ({names}): a Python UDF ships every row to a Python worker",
+                help=f"write it as a column expression with {names}",
+                fix=fix,
+            )
+
+    def _fix(self, index, site, definition, start, fn, import_edit):
+        calls = self.calls.get(index)
+        if not calls:
+            return None
+        try:
+            body = template(self.ctx, site.function, fn)
+            edits = []
+            for call in calls:
+                columns = [self._column_arg(a, fn) for a in call.args]
+                n_params = len(site.function.params.params)
+                if len(columns) != n_params:
+                    raise NoFix
+                edits.append(NodeEdit(call, instantiate(body, columns)))
+        except NoFix:
+            return None
+        if definition is not None and not self.other_uses.get(index):
+            edits.append(NodeEdit(definition, "", start_node=start, whole_lines=True))
+        if import_edit is not None:
+            edits.append(import_edit)
+        return Fix(f"Replace UDF `{site.name}` with built-ins", tuple(edits), UNSAFE)
+
+    def _column_arg(self, arg: cst.Arg, fn: str) -> str:
+        if arg.keyword is not None or arg.star:
+            raise NoFix
+        value = arg.value
+        if literal_string(value) is not None:
+            return f"{fn}.col({source(self.ctx, value)})"
+        if self.ctx.semantic.is_column(value):
+            return atom(self.ctx, value)
+        raise NoFix
+
+    def _functions_alias(self, module: cst.Module):
+        """The file's name for pyspark.sql.functions, and the import to add when it has none."""
+        scope = self.ctx.semantic.scopes[0].names
+        for name, value in scope.items():
+            if value is not None and value.kind == IMPORT and value.detail == FUNCTIONS:
+                return name, None
+        alias = next((a for a in ("F", "sf") if a not in scope), None)
+        if alias is None:
+            return None, None
+        body = list(module.body)
+        last_import = -1
+        for i, statement in enumerate(body):
+            if isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom)):
+                last_import = i
+        if last_import + 1 >= len(body):
+            return None, None
+        anchor = body[last_import + 1]
+        decorators = getattr(anchor, "decorators", ())
+        text = f"from pyspark.sql import functions as {alias}\n" if alias != "F" else \
+            "from pyspark.sql import functions as F\n"
+        return alias, NodeEdit(decorators[0] if decorators else anchor, text, before=True)
