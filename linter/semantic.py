@@ -153,7 +153,13 @@ _SAME_COLUMNS = frozenset(
 
 
 class Schema(tuple):
-    """Ordered ``(name, type or None)`` pairs of a DataFrame, as far as the file says."""
+    """Ordered ``(name, type or None)`` pairs of a DataFrame, as far as the file says.
+
+    ``raw`` keeps the declared DDL type of each column (``"decimal(10,2)"``) when
+    the schema comes straight from a DDL string; it is lost once columns change.
+    """
+
+    raw: dict = {}
 
     def names(self) -> list:
         return [n for n, _ in self]
@@ -179,13 +185,19 @@ def parse_ddl(text: str) -> Optional[Schema]:
         else:
             current += ch
     parts.append(current)
-    out = []
+    out, raw = [], {}
     for part in parts:
         words = part.replace(":", " ").split(None, 1)
         if len(words) != 2:
             return None
-        out.append((words[0].strip("`"), normalise_type(words[1])))
-    return Schema(out) if out else None
+        name = words[0].strip("`")
+        out.append((name, normalise_type(words[1])))
+        raw[name] = words[1].strip()
+    if not out:
+        return None
+    schema = Schema(out)
+    schema.raw = raw
+    return schema
 
 
 _TYPE_WORDS = {

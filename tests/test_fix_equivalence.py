@@ -182,3 +182,24 @@ def test_udfs_replaced_by_builtins_give_the_same_rows(spark, tmp_path):
     assert sorted(map(tuple, before.collect()), key=repr) == sorted(map(tuple, after.collect()), key=repr)
     # Types follow the built-ins: documented, as the declared UDF types may differ (int vs bigint ...)
     assert [f.name for f in before.schema] == [f.name for f in after.schema]
+
+
+def test_lit_none_cast_keeps_nulls_and_the_declared_type(spark, tmp_path):
+    code = SETUP + "out = people.withColumn('age', F.lit(None))\n"
+    new = fixed(tmp_path, code)
+    assert "F.lit(None).cast('INT')" in new
+    before, after = run(spark, code)["out"], run(spark, new)["out"]
+    assert dict(before.dtypes)["age"] == "void" and dict(after.dtypes)["age"] == "int"
+    assert [r.age for r in before.collect()] == [r.age for r in after.collect()] == [None] * 4
+
+
+def test_sentinel_fix_writes_nulls_when_asked(spark, tmp_path):
+    (tmp_path / "sparkcheck.toml").write_text('[sentinel-null-value]\nfix-to-null = true\n')
+    code = SETUP + "out = people.withColumn('contact', F.when(F.col('email').isNull(), 'N/A').otherwise(F.col('email')))\n"
+    settings = Resolver({}, cwd=str(tmp_path)).for_path(str(tmp_path / "job.py"))
+    new = fix_source(str(tmp_path / "job.py"), code.encode(), settings, unsafe=True).fixed.decode()
+    before, after = run(spark, code)["out"], run(spark, new)["out"]
+    # the documented change: placeholders become real nulls, nothing else moves
+    assert sorted(r.contact or "" for r in before.collect()) == ["N/A", "N/A", "a@x.io", "d@x.io"]
+    assert sorted(r.contact or "" for r in after.collect()) == ["", "", "a@x.io", "d@x.io"]
+    assert after.filter(after["contact"].isNull()).count() == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from linter.diagnostics import SAFE, UNSAFE, Fix, NodeEdit
+from linter.semantic import FUNCTIONS, IMPORT
 
 # Expressions that bind at least as tightly as `&`, `|`, `~` and `.method()`.
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.ConcatenatedString,
@@ -48,3 +49,30 @@ def statement_and_indent(ctx):
             decorators = getattr(statement, "decorators", ())
             return (decorators[0] if decorators else statement), indent
     return None, ""
+
+
+def functions_alias(ctx, module: cst.Module):
+    """The file's name for pyspark.sql.functions, and the import edit to add when it has none.
+
+    Reuses whatever the file already calls it (`F`, `sf`, `psf`, ...); otherwise
+    adds `from pyspark.sql import functions as F` (or `sf` when `F` is taken)
+    after the last import at the top of the module. Call at the module's end.
+    """
+    scope = ctx.semantic.scopes[0].names
+    for name, value in scope.items():
+        if value is not None and value.kind == IMPORT and value.detail == FUNCTIONS:
+            return name, None
+    alias = next((a for a in ("F", "sf") if a not in scope), None)
+    if alias is None:
+        return None, None
+    body = list(module.body)
+    last_import = -1
+    for i, statement in enumerate(body):
+        if isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom)):
+            last_import = i
+    if last_import + 1 >= len(body):
+        return None, None
+    anchor = body[last_import + 1]
+    decorators = getattr(anchor, "decorators", ())
+    return alias, NodeEdit(decorators[0] if decorators else anchor, f"from pyspark.sql import functions as {alias}\n",
+                           before=True)

@@ -1,7 +1,8 @@
 import libcst as cst
 
+from checks.python._fixes import replace, source
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, method_name, positional_args
+from linter.semantic import DATAFRAME, Schema, literal_string, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -34,8 +35,11 @@ class LitNoneWithoutCast(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; adding the cast needs the column's intended type, which a fix
-    can only take from context where it is certain.
+    Safe, and offered only where the type is certain: `withColumn(name,
+    F.lit(None))` replacing a column whose type the file declares in a DDL
+    schema (`spark.read.schema("id BIGINT, discount DECIMAL(10,2)")`) gets
+    `.cast("DECIMAL(10,2)")`. The values stay null; the column keeps the type
+    it had instead of becoming void.
 
     ## References
     - Spark SQL data types: `NullType`; Parquet data source limitations.
@@ -45,10 +49,15 @@ class LitNoneWithoutCast(PythonRule):
     name = "lit-none-without-cast"
     summary = "`F.lit(None)` without a cast makes a column of type void"
     triggers = ("lit",)
+    fix = "safe"
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
         Invalid(_SETUP + "orders = orders.withColumn('discount', F.lit(None))\n"),
+        Invalid(_SETUP + "o = spark.read.schema('id BIGINT, discount DECIMAL(10,2)').parquet('/o')\n"
+                "o = o.filter('id > 0').withColumn('discount', F.lit(None))\n",
+                fixed=_SETUP + "o = spark.read.schema('id BIGINT, discount DECIMAL(10,2)').parquet('/o')\n"
+                "o = o.filter('id > 0').withColumn('discount', F.lit(None).cast('DECIMAL(10,2)'))\n"),
         Invalid(_SETUP + "out = orders.select('id', F.lit(None).alias('note'))\n"),
     )
     valid = (
@@ -69,12 +78,16 @@ class LitNoneWithoutCast(PythonRule):
             return node.func.value
         return node
 
-    def _report(self, node) -> None:
+    def _report(self, node, declared=None) -> None:
+        fix = None
+        if declared is not None:
+            fix = replace(node, f"{source(self.ctx, node)}.cast({declared!r})", f"Cast to {declared}")
         self.ctx.report(
             self,
             node,
             "`F.lit(None)` without a cast makes a column of type void: writes to Parquet fail and unions break",
             help="give it its type: `F.lit(None).cast('string')` (or the column's real type)",
+            fix=fix,
         )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -86,7 +99,11 @@ class LitNoneWithoutCast(PythonRule):
             return
         values = [node.args[1].value] if method == "withColumn" and len(node.args) == 2 else (
             [a.value for a in node.args] if method == "select" else [])
+        declared = None
+        if method == "withColumn" and isinstance(receiver.detail, Schema):
+            # Replacing a column whose DDL type the file declares: keep that type.
+            declared = receiver.detail.raw.get(literal_string(node.args[0].value) or "")
         for value in values:
             inner = self._unwrap_alias(value)
             if self._is_lit_none(inner):
-                self._report(inner)
+                self._report(inner, declared)

@@ -2,8 +2,9 @@ from typing import Optional
 
 import libcst as cst
 
+from checks.python._fixes import replace, source
 from linter.registry import Invalid, Option, PythonRule, Valid
-from linter.semantic import COLUMN, DATAFRAME, NA, literal_string, method_name, positional_args
+from linter.semantic import COLUMN, DATAFRAME, FUNCTIONS, IMPORT, NA, literal_string, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -40,11 +41,15 @@ class SentinelNullValue(PythonRule):
     ```
 
     ## Fix safety
-    No fix yet; replacing a placeholder with `F.lit(None).cast(...)` changes the
-    data and will only be offered as unsafe, on request.
+    Unsafe, and off unless asked for (`fix-to-null = true` in the rule's
+    table): it changes the data. A placeholder in `F.when`, `.otherwise`,
+    `withColumn` or `F.coalesce` becomes `F.lit(None).cast('string')`; a
+    `fillna`/`na.fill` of one placeholder is removed, so the values stay null.
+    Whoever reads the column must then handle nulls.
 
     ## Options
     - `sentinels` (list of strings): the placeholder values to report.
+    - `fix-to-null` (bool, default false): offer the fix described above.
 
     ## References
     - Spark SQL guide, "NULL Semantics".
@@ -54,7 +59,11 @@ class SentinelNullValue(PythonRule):
     name = "sentinel-null-value"
     summary = "a placeholder string such as \"N/A\" stands in for null"
     triggers = ("fillna", "fill", "when", "otherwise", "lit", "coalesce")
-    options = {"sentinels": Option(DEFAULT_SENTINELS, "Placeholder values to report (case-insensitive).")}
+    options = {
+        "sentinels": Option(DEFAULT_SENTINELS, "Placeholder values to report (case-insensitive)."),
+        "fix-to-null": Option(False, "Offer the (unsafe) fix that writes a typed null instead."),
+    }
+    fix = "unsafe"
     doc_setup = 'customers = spark.table("customers")\n'
 
     invalid = (
@@ -64,6 +73,12 @@ class SentinelNullValue(PythonRule):
         Invalid(_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise(F.lit('-'))\n"),
         Invalid(_SETUP + "customers = customers.withColumn('segment', F.lit('EMPTY'))\n"),
         Invalid(_SETUP + "c = F.coalesce(F.col('city'), F.lit(''))\n"),
+        Invalid(_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise('N/A')\n",
+                options={"fix-to-null": True}, unsafe=True,
+                fixed=_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise(F.lit(None).cast('string'))\n"),
+        Invalid(_SETUP + "customers = customers.fillna('unknown', subset=['country'])\n",
+                options={"fix-to-null": True}, unsafe=True,
+                fixed=_SETUP + "customers = customers\n"),
     )
     valid = (
         Valid(_SETUP + "customers = customers.fillna(0, subset=['orders'])\n"),
@@ -83,14 +98,28 @@ class SentinelNullValue(PythonRule):
         wanted = {s.lower() for s in self.opts["sentinels"]}
         return text if text.strip().lower() in wanted or (text.strip() == "" and "" in wanted) else None
 
-    def _report(self, node, text: str, where: str) -> None:
+    def _report(self, node, text: str, where: str, fix_node=None, content=None) -> None:
+        fix = None
+        if self.opts["fix-to-null"] and fix_node is not None:
+            if content is None:
+                fn = self._functions()
+                content = f"{fn}.lit(None).cast('string')" if fn else None
+            if content is not None:
+                fix = replace(fix_node, content, "Write a null instead", safe=False)
         self.ctx.report(
             self,
             node,
             f"{where} writes {text!r} where the value is missing: it stops being null "
             "(isNull misses it, joins and counts include it)",
             help="leave the value null (or `F.lit(None).cast(...)`); turn nulls into labels only for display",
+            fix=fix,
         )
+
+    def _functions(self):
+        for name, value in self.ctx.semantic.scopes[0].names.items():
+            if value is not None and value.kind == IMPORT and value.detail == FUNCTIONS:
+                return name
+        return None
 
     def visit_Call(self, node: cst.Call) -> None:
         semantic = self.ctx.semantic
@@ -113,12 +142,14 @@ class SentinelNullValue(PythonRule):
             elif value is not None:
                 text = self._sentinel(value)
                 if text is not None:
-                    self._report(value, text, f"`{method}`")
+                    # The fix drops the fill: the values stay null.
+                    receiver = node.func.value.value if method == "fill" else node.func.value
+                    self._report(value, text, f"`{method}`", node, source(self.ctx, receiver))
             return
         if semantic.is_function(node.func, {"when"}) and len(node.args) >= 2:
             text = self._sentinel(node.args[1].value)
             if text is not None:
-                self._report(node.args[1].value, text, "`F.when`")
+                self._report(node.args[1].value, text, "`F.when`", node.args[1].value)
             return
         if method in ("when", "otherwise"):
             receiver = semantic.infer(node.func.value)
@@ -127,7 +158,7 @@ class SentinelNullValue(PythonRule):
             value = node.args[-1].value
             text = self._sentinel(value)
             if text is not None:
-                self._report(value, text, f"`.{method}`")
+                self._report(value, text, f"`.{method}`", value)
             return
         if method == "withColumn" and len(node.args) == 2:
             receiver = semantic.infer(node.func.value)
@@ -137,11 +168,11 @@ class SentinelNullValue(PythonRule):
             if isinstance(value, cst.Call) and semantic.is_function(value.func, {"lit"}):
                 text = self._sentinel(value)
                 if text is not None:
-                    self._report(value, text, "`withColumn`")
+                    self._report(value, text, "`withColumn`", value)
             return
         if semantic.is_function(node.func, {"coalesce"}):
             for a in node.args[1:]:
                 if isinstance(a.value, cst.Call):
                     text = self._sentinel(a.value)
                     if text is not None:
-                        self._report(a.value, text, "`F.coalesce`")
+                        self._report(a.value, text, "`F.coalesce`", a.value)

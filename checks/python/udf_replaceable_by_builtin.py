@@ -3,11 +3,11 @@ from typing import Optional
 import libcst as cst
 
 from checks.python._builtin_fix import NoFix, instantiate, template
-from checks.python._fixes import atom, source
+from checks.python._fixes import atom, functions_alias, source
 from checks.python._udf import body_expression, site_for_call, site_for_def
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import FUNCTIONS, IMPORT, UDF, literal_string, literal_type
+from linter.semantic import UDF, literal_string, literal_type
 
 _SETUP = (
     "import re\nfrom pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -309,7 +309,7 @@ class UdfReplaceableByBuiltin(PythonRule):
         self._check(site_for_def(self.ctx, node))
 
     def leave_Module(self, node: cst.Module) -> None:
-        fn, import_edit = self._functions_alias(node)
+        fn, import_edit = functions_alias(self.ctx, node)
         for index, (site, names, definition, start) in enumerate(self.found):
             fix = None
             if fn is not None:
@@ -352,25 +352,3 @@ class UdfReplaceableByBuiltin(PythonRule):
         if self.ctx.semantic.is_column(value):
             return atom(self.ctx, value)
         raise NoFix
-
-    def _functions_alias(self, module: cst.Module):
-        """The file's name for pyspark.sql.functions, and the import to add when it has none."""
-        scope = self.ctx.semantic.scopes[0].names
-        for name, value in scope.items():
-            if value is not None and value.kind == IMPORT and value.detail == FUNCTIONS:
-                return name, None
-        alias = next((a for a in ("F", "sf") if a not in scope), None)
-        if alias is None:
-            return None, None
-        body = list(module.body)
-        last_import = -1
-        for i, statement in enumerate(body):
-            if isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom)):
-                last_import = i
-        if last_import + 1 >= len(body):
-            return None, None
-        anchor = body[last_import + 1]
-        decorators = getattr(anchor, "decorators", ())
-        text = f"from pyspark.sql import functions as {alias}\n" if alias != "F" else \
-            "from pyspark.sql import functions as F\n"
-        return alias, NodeEdit(decorators[0] if decorators else anchor, text, before=True)
