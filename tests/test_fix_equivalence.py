@@ -203,3 +203,31 @@ def test_sentinel_fix_writes_nulls_when_asked(spark, tmp_path):
     assert sorted(r.contact or "" for r in before.collect()) == ["N/A", "N/A", "a@x.io", "d@x.io"]
     assert sorted(r.contact or "" for r in after.collect()) == ["", "", "a@x.io", "d@x.io"]
     assert after.filter(after["contact"].isNull()).count() == 2
+
+
+def _fixed_sql(tmp_path, sql):
+    settings = Resolver({}, cwd=str(tmp_path)).for_path(str(tmp_path / "q.sql"))
+    result = fix_source(str(tmp_path / "q.sql"), sql.encode(), settings, unsafe=True)
+    assert result.fixed is not None
+    return result.fixed.decode()
+
+
+def test_sql_explicit_cast_keeps_the_values(spark, tmp_path):
+    run(spark, SETUP)["people"].createOrReplaceTempView("people_v")
+    sql = "SELECT id, age * '100' AS x FROM people_v"
+    new = _fixed_sql(tmp_path, sql + ";\n").rstrip().rstrip(";")
+    assert "CAST('100' AS INT)" in new
+    before = {r.id: r.x for r in spark.sql(sql).collect()}
+    after = {r.id: r.x for r in spark.sql(new).collect()}
+    assert before == after == {1: 3000, 2: 4100, 3: None, 4: 2500}
+
+
+def test_sql_array_sort_makes_collect_list_order_deterministic(spark, tmp_path):
+    run(spark, SETUP)["people"].createOrReplaceTempView("people_v")
+    sql = "SELECT active, array_join(collect_list(name), ',') AS names FROM people_v GROUP BY active"
+    new = _fixed_sql(tmp_path, sql + ";\n").rstrip().rstrip(";")
+    assert "array_sort(collect_list(name))" in new
+    after = {r.active: r.names for r in spark.sql(new).collect()}
+    assert after == {True: "ann,cy", False: "bob", None: "di"}  # sorted, whatever the shuffle did
+    before = {r.active: sorted(r.names.split(",")) for r in spark.sql(sql).collect()}
+    assert before == {k: v.split(",") for k, v in after.items()}  # same values; only the order is now fixed
