@@ -209,21 +209,33 @@ def fix_source(path: str, data: bytes, settings, unsafe: bool) -> FixResult:
 
 
 def _try(doc: Document, edits) -> Optional[Document]:
+    """The document with the edits, or None when they break it (it no longer parses)."""
     try:
         new = _with_edits(doc, edits)
     except SourceError:
         return None
-    # A parse error the fix introduced makes the fix unacceptable.
-    from linter.sources import PYTHON
+    from linter.sources import PYTHON, SQL
     from linter.sources.python import parse
 
-    for unit in new.units:
+    if len(new.units) != len(doc.units):
+        return None
+    for old_unit, unit in zip(doc.units, new.units):
         if unit.kind == PYTHON:
             try:
                 parse(unit.text)
             except SourceError:
                 return None
+        elif unit.kind == SQL and _sql_errors(unit.text) > _sql_errors(old_unit.text):
+            return None
     return new
+
+
+def _sql_errors(text: str) -> int:
+    from linter.sources.sql import is_templated, parse_statements
+
+    if is_templated(text):
+        return 0
+    return len(parse_statements(text)[1])
 
 
 def write_atomic(path: str, data: bytes) -> None:

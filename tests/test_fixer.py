@@ -108,3 +108,12 @@ def test_several_fixes_in_one_file(tmp_path):
     source = b"a = 1  # noqa: SPK101\nb = 2  # noqa: SPK102\n"
     result = fixer.fix_source(str(tmp_path / "a.py"), source, settings, unsafe=False)
     assert result.fixed == b"a = 1\nb = 2\n" and sum(result.applied.values()) == 2
+
+
+def test_a_fix_that_breaks_sql_is_dropped(tmp_path):
+    from linter.fixer import _try
+    from linter.sources import load_document
+
+    doc = load_document(str(tmp_path / "q.sql"), b"SELECT a FROM t;\n")
+    assert _try(doc, [(None, 7, 8, "a +")]) is None  # `SELECT a + FROM t` no longer parses
+    assert _try(doc, [(None, 7, 8, "a + 1")]).text == "SELECT a + 1 FROM t;\n"
