@@ -100,12 +100,17 @@ def _mentions_spark(text: str, settings) -> bool:
     return any(name.rsplit(".", 1)[-1] in text for name in settings["dataframe-functions"])
 
 
+_EMBEDDED_HINT = re.compile(r"\.sql\(|expr\(|selectExpr|\.filter\(|\.where\(")
+
+
 def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     rules = [r for r in registry.all_rules() if r.kind == "python" and r.code in codes]
-    if not rules or not _mentions_spark(unit.text, settings):
+    sql_wanted = PARSE_ERROR in codes or any(r.kind == "sql" and r.code in codes for r in registry.all_rules())
+    if not _mentions_spark(unit.text, settings):
         return []
-    trigger = _trigger_regex(rules)
-    if trigger is not None and not trigger.search(unit.text):
+    trigger = _trigger_regex(rules) if rules else re.compile(r"(?!)")
+    embedded_wanted = sql_wanted and _EMBEDDED_HINT.search(unit.text) is not None
+    if trigger is not None and not trigger.search(unit.text) and not embedded_wanted:
         return []
     from linter.semantic import Semantic
     from linter.sources.python import node_spans, parse, walk
@@ -124,6 +129,9 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         rule = rule_cls(ctx)
         for prefix, node_cls, attr in _methods(rule_cls):
             (visit if prefix == "visit_" else leave).setdefault(node_cls, []).append(getattr(rule, attr))
+    collector = EmbeddedSql(semantic) if embedded_wanted else None
+    if collector is not None:
+        visit.setdefault(cst_call(), []).append(collector.visit_Call)
     for cls, fn in sem_leave.items():
         leave.setdefault(cls, []).append(fn)
     limit = sys.getrecursionlimit()
@@ -132,8 +140,11 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         walk(module, visit, leave, ctx.ancestors)
     finally:
         sys.setrecursionlimit(limit)
+    out: list[Diagnostic] = []
+    if collector is not None and collector.found:
+        out.extend(collector.diagnostics(unit, module, settings, codes))
     if not ctx.pending:
-        return []
+        return out
     nodes = []
     for _, node, _, fix, _, first in ctx.pending:
         nodes.append(node)
@@ -146,7 +157,6 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
                     if e.start_node is not None:
                         nodes.append(e.start_node)
     spans = node_spans(module, nodes)
-    out = []
     for code, node, message, fix, help, first in ctx.pending:
         start, end = spans.get(node, (0, 0))
         if first is not None and first in spans:
@@ -158,7 +168,106 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     return out
 
 
-def run_sql(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
+def cst_call():
+    import libcst as cst
+
+    return cst.Call
+
+
+class EmbeddedSql:
+    """Finds SQL in string arguments during the walk, then lints it as SQL.
+
+    `spark.sql(...)` holds statements; `F.expr(...)`, `df.selectExpr(...)` and a
+    string given to `df.filter(...)`/`df.where(...)` hold expressions, read as
+    ``SELECT <expression>``. A literal, a `.format(...)` or `%` template of one,
+    or a variable assigned one (found where it was written) are read; findings
+    land on their place in the literal and nothing that depends on a template
+    field is reported.
+    """
+
+    def __init__(self, semantic):
+        self.semantic = semantic
+        self.found: list = []  # (literal node, "statement" or "expression", template)
+
+    def visit_Call(self, node) -> None:
+        from linter.semantic import DATAFRAME, SESSION, method_name
+
+        method = method_name(node)
+        semantic = self.semantic
+        if method == "sql":
+            receiver = semantic.infer(node.func.value)
+            if receiver is not None and receiver.kind == SESSION and node.args:
+                self._add(node.args[0].value, "statement")
+        elif semantic.is_function(node.func, {"expr"}) and node.args:
+            self._add(node.args[0].value, "expression")
+        elif method in ("selectExpr", "filter", "where"):
+            receiver = semantic.infer(node.func.value)
+            if receiver is None or receiver.kind != DATAFRAME:
+                return
+            for arg in (node.args if method == "selectExpr" else node.args[:1]):
+                self._add(arg.value, "expression")
+
+    def _add(self, value, mode: str) -> None:
+        import libcst as cst
+
+        from linter.semantic import STRING
+
+        template = None
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "format":
+            value, template = value.func.value, "format"
+        elif isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Modulo):
+            value, template = value.left, "percent"
+        elif isinstance(value, cst.Name):
+            bound = self.semantic.lookup(value.value)
+            value = bound.node if bound is not None and bound.kind == STRING else None
+        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            self.found.append((value, mode, template))
+
+    def diagnostics(self, unit: Unit, module, settings, codes) -> list[Diagnostic]:
+        from linter.sources.embedded import decode
+        from linter.sources.python import node_spans
+
+        spans = node_spans(module, [n for n, _, _ in self.found])
+        out = []
+        seen = set()
+        for node, mode, template in self.found:
+            if node not in spans or id(node) in seen:
+                continue
+            seen.add(id(node))
+            embedded = decode(unit.text, *spans[node], template)
+            if embedded is None or not embedded.text.strip():
+                continue
+            if mode == "expression":
+                embedded = embedded.wrapped("SELECT ")
+            sql_unit = Unit(SQL, embedded.text, unit.document)
+            for d in run_sql(sql_unit, settings, codes, expression=mode == "expression"):
+                if d.code == PARSE_ERROR and embedded.placeholders:
+                    continue  # a template field may be what does not parse
+                span = embedded.source_span(d.start, d.end)
+                if span is None:
+                    continue
+                out.append(Diagnostic(d.code, d.message, span[0], span[1], _embedded_fix(d.fix, embedded), d.help))
+        return out
+
+
+def _embedded_fix(fix, embedded):
+    """A SQL fix mapped into the Python literal, when its text needs no Python escaping."""
+    if fix is None:
+        return None
+    edits = []
+    for e in fix.edits:
+        if any(c in e.content for c in "'\"\\\n"):
+            return None
+        span = embedded.source_span(e.start, e.end) if e.end > e.start else (
+            (embedded.offsets[e.start], embedded.offsets[e.start]) if e.start >= embedded.wrapper else None)
+        if span is None:
+            return None
+        edits.append(Edit(span[0], span[1] if e.end > e.start else span[0], e.content))
+    return Fix(fix.message, tuple(edits), fix.applicability)
+
+
+def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False) -> list[Diagnostic]:
+    """``expression``: the text is ``SELECT <an expression from F.expr, selectExpr, filter>``."""
     from linter.sources.sql import is_templated, parse_statements
 
     if is_templated(unit.text):
@@ -169,6 +278,7 @@ def run_sql(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     if not rules or not statements:
         return out
     ctx = SqlContext(unit, settings)
+    ctx.expression = expression
     dispatch: dict[str, list] = {}
     for rule_cls in rules:
         rule = rule_cls(ctx)
@@ -207,6 +317,7 @@ class SqlContext:
         self.unit = unit
         self.settings = settings
         self.statement = None
+        self.expression = False  # the outermost SELECT is sparkcheck's wrapper around an expression
         self.diagnostics: list[Diagnostic] = []
 
     def report(self, rule, node, message: str, fix: Optional[Fix] = None, help: Optional[str] = None):

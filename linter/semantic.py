@@ -639,7 +639,7 @@ class Semantic:
             return Value(ROWS, node=node) if source is not None and source.kind == ROWS else None
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             text = literal_string(node)
-            return Value(STRING, detail=text) if text is not None else None
+            return Value(STRING, detail=text, node=node) if text is not None else None
         if isinstance(node, cst.BinaryOperation):
             left, right = self._infer(node.left), self._infer(node.right)
             if (left is not None and left.kind == COLUMN) or (right is not None and right.kind == COLUMN):

@@ -69,6 +69,8 @@ class SelectStar(SqlRule):
             return
         if holder.parent is not None and isinstance(holder.parent, exp.Exists):
             return
+        if self.ctx.expression and holder.parent is None:
+            return  # `F.expr("*")`, `count(F.expr("*"))`: not a query's projection
         if self.opts["allow-from-subquery"] and self._from_derived(holder):
             return
         self.ctx.report(
