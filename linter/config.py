@@ -53,6 +53,12 @@ def _per_file(value, key, where):
     return {str(k): _list_of_str(v, f"{key}.{k}", where) for k, v in value.items()}
 
 
+def _dialects(value, key, where):
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: `{key}` must be a table of glob = dialect")
+    return {str(k): _dialect(v, f"{key}.{k}", where) for k, v in value.items()}
+
+
 def _target(value, key, where):
     text = str(value)
     try:
@@ -89,6 +95,7 @@ KEYS = {
     "preview": _bool,
     "target-spark": _target,
     "sql-dialect": _dialect,
+    "per-file-sql-dialect": _dialects,
     "cache-dir": _str,
     "max-file-size": _int,
     "dataframe-functions": _list_of_str,
@@ -111,6 +118,7 @@ DEFAULTS: dict[str, Any] = {
     "preview": False,
     "target-spark": "3.5",
     "sql-dialect": "spark",
+    "per-file-sql-dialect": {},
     "cache-dir": ".sparkcheck_cache",
     "max-file-size": 5 * 1024 * 1024,
     "dataframe-functions": [],
@@ -221,6 +229,14 @@ class Settings:
     def target_spark(self) -> tuple[int, ...]:
         return tuple(int(p) for p in self.values["target-spark"].split("."))
 
+    def dialect_for(self, path: str) -> str:
+        """The SQL dialect of a file: the last matching `per-file-sql-dialect` glob, else `sql-dialect`."""
+        dialect = self.values["sql-dialect"]
+        for glob, name in self.values["per-file-sql-dialect"].items():
+            if PatternSet(self.root, [glob]).matches_any(os.path.abspath(path)):
+                dialect = name
+        return dialect
+
     def rule_options(self, rule) -> dict:
         opts = {k: o.default for k, o in rule.options.items()}
         opts.update(self.rule_tables.get(rule.code, {}))
@@ -272,7 +288,8 @@ class Settings:
     def fingerprint(self) -> str:
         """Everything about the settings that can change a file's findings."""
         if self._fingerprint is None:
-            keys = ("preview", "target-spark", "sql-dialect", "max-file-size", "dataframe-functions")
+            keys = ("preview", "target-spark", "sql-dialect", "per-file-sql-dialect", "max-file-size",
+                    "dataframe-functions")
             data = {
                 "values": {k: self.values[k] for k in keys},
                 "rules": self.rule_tables,

@@ -268,12 +268,17 @@ def _embedded_fix(fix, embedded):
 
 def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False) -> list[Diagnostic]:
     """``expression``: the text is ``SELECT <an expression from F.expr, selectExpr, filter>``."""
-    from linter.sources.sql import is_templated, parse_statements
+    from linter.sources.sql import is_templated, parse_statements, untemplate
 
-    if is_templated(unit.text):
-        return []  # Jinja/dbt templates: not SQL until rendered
-    statements, errors = parse_statements(unit.text, settings["sql-dialect"])
-    out = [Diagnostic(PARSE_ERROR, e.message, e.start, e.end) for e in errors]
+    fields: list = []
+    text = unit.text
+    if is_templated(text):
+        # Jinja/dbt: fields become same-length identifiers; a parse error may be the
+        # template's doing, so it is not reported, and nothing on a field is.
+        text, fields = untemplate(text)
+        unit = Unit(SQL, text, unit.document, unit.line_map)
+    statements, errors = parse_statements(text, settings.dialect_for(unit.document.path))
+    out = [] if fields else [Diagnostic(PARSE_ERROR, e.message, e.start, e.end) for e in errors]
     rules = [r for r in registry.all_rules() if r.kind == "sql" and r.code in codes]
     if not rules or not statements:
         return out
@@ -290,7 +295,9 @@ def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False) ->
         for node in statement.expression.walk():
             for fn in dispatch.get(type(node).__name__, ()):
                 fn(node)
-    out.extend(ctx.diagnostics)
+    for d in ctx.diagnostics:
+        if not any(d.start < e and s < max(d.end, d.start + 1) for s, e in fields):
+            out.append(d)
     return out
 
 

@@ -139,3 +139,16 @@ def test_cache_directory_layout(tmp_path, run):
     from linter import __version__
 
     assert (cache / __version__).is_dir()
+
+
+def test_per_file_sql_dialect(tmp_path, run):
+    # Databricks' JSON path syntax parses only in the databricks dialect.
+    sql = "SELECT payload:customer.id AS customer_id FROM raw.events;\n"
+    write(tmp_path / "databricks" / "q.sql", sql)
+    write(tmp_path / "spark" / "q.sql", sql)
+    write(tmp_path / "pyproject.toml", '[tool.sparkcheck.per-file-sql-dialect]\n"databricks/**" = "databricks"\n')
+    r = run("check", ".", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    bad = sorted(l.split(":")[0] for l in r.out.splitlines() if "SPK001" in l)
+    assert bad == ["spark/q.sql"]
+    r = run("check", ".", "--config", "per-file-sql-dialect = {'x/**' = 'oracle'}", cwd=tmp_path)
+    assert r.code == 2 and "must be one of" in r.err

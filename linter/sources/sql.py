@@ -28,13 +28,49 @@ class SqlError:
 
 
 def _dialect(name: str):
+    import logging
+
     from sqlglot.dialects.dialect import Dialect
 
+    # sqlglot logs a warning for statements it keeps as raw commands (OPTIMIZE ...);
+    # sparkcheck's output is its own, on stdout and in one-line errors.
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
     return Dialect.get_or_raise(name)
 
 
 def is_templated(text: str) -> bool:
     return bool(_TEMPLATE.search(text))
+
+
+_FIELDS = re.compile(r"\{\{.*?\}\}|\$\{[^}]*\}|\{%.*?%\}|\{#.*?#\}", re.S)
+
+
+def untemplate(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """Jinja/dbt text made parseable without moving a character.
+
+    ``{{ ref('x') }}`` and ``${var}`` become an identifier of the same length
+    (``spk________``), ``{% ... %}`` and ``{# ... #}`` become spaces, so every
+    offset stays where it was. Returns the text and the spans of the fields, on
+    which nothing is reported.
+    """
+    fields = []
+
+    def blank(token: str) -> str:
+        return "".join("\n" if c == "\n" else " " for c in token)
+
+    def replace(m: re.Match) -> str:
+        token = m.group(0)
+        fields.append((m.start(), m.end()))
+        if token.startswith(("{%", "{#")) or "\n" in token:
+            return blank(token)
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        alone = not text[line_start:m.start()].strip() and not text[m.end():None if line_end == -1 else line_end].strip()
+        if alone:
+            return blank(token)  # `{{ config(...) }}` on its own line is not part of the query
+        return "spk" + "_" * (len(token) - 3)
+
+    return _FIELDS.sub(replace, text), fields
 
 
 def parse_statements(text: str, dialect: str = "spark") -> tuple[list[Statement], list[SqlError]]:
