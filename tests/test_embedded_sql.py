@@ -18,7 +18,7 @@ def test_positions_through_every_call_form(tmp_path, run):
         "e = orders.select(F.expr('1 + ' '\\'2\\''))\n"
         "f = orders.select(F.count(F.expr('*')))\n"
     ))
-    assert findings(run, path) == [
+    assert findings(run, path, "--ignore", "SPK511") == [
         "5:23: SPK501 `SELECT *` reads every column of the source; name the columns the query needs",
         "7:14: SPK502 arithmetic with the string '5': Spark casts it silently and it becomes a number",
         "9:41: SPK503 this relies on the order of collect_list, which changes from run to run after a shuffle",
@@ -51,7 +51,7 @@ def test_noqa_on_the_line_or_at_the_end_of_a_multiline_string(tmp_path, run):
 
 def test_embedded_fix_is_written_into_the_literal(tmp_path, run):
     path = write(tmp_path / "job.py", HEAD + "p = F.expr(\"array_join(collect_list(page), ' > ')\")\n")
-    assert run("check", path, "--no-cache", "--fix", "--unsafe-fixes").code == 0
+    assert run("check", path, "--no-cache", "--fix", "--unsafe-fixes", "--select", "SPK503").code == 0
     assert open(path).read().endswith("p = F.expr(\"array_join(array_sort(collect_list(page)), ' > ')\")\n")
 
 

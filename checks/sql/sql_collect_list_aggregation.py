@@ -1,0 +1,52 @@
+from linter.registry import Invalid, SqlRule, Valid
+from linter.sources.sql import node_span
+
+
+class SqlCollectListAggregation(SqlRule):
+    """
+    ## What it does
+    Finds `collect_list`, `collect_set` and `array_agg` aggregations in Spark
+    SQL. The SQL counterpart of SPK406.
+
+    ## Why is this bad?
+    These aggregates build one array per group in executor memory and cannot
+    use the fast hash aggregate (the plan shows `ObjectHashAggregate`); one
+    hot key makes one task build an enormous array: long stages, spill,
+    executor OOMs. The order of `collect_list` is not deterministic either.
+
+    ## Example
+    ```sql
+    SELECT customer_id, collect_list(item_id) AS items FROM orders GROUP BY customer_id;
+    ```
+
+    ## Use instead
+    ```sql
+    SELECT customer_id, count(item_id) AS item_count FROM orders GROUP BY customer_id;
+    ```
+
+    ## Fix safety
+    No fix.
+
+    ## References
+    - Spark SQL built-in functions: `collect_list`, `collect_set`.
+    """
+
+    code = "SPK511"
+    name = "sql-collect-list-aggregation"
+    summary = "SQL `collect_list` / `collect_set` builds an in-memory array per group"
+
+    invalid = (
+        Invalid("SELECT customer_id, collect_list(item_id) AS items FROM orders GROUP BY customer_id;\n", path="q.sql"),
+        Invalid("SELECT c, collect_set(tag) FROM t GROUP BY c;\n", path="q.sql"),
+    )
+    valid = (Valid("SELECT customer_id, count(item_id) FROM orders GROUP BY customer_id;\n", path="q.sql"),)
+
+    def _report(self, node) -> None:
+        span = node_span(node)
+        text = self.ctx.unit.text
+        name = text[span[0]:text.find("(", span[0])].strip() if span else "collect_list"
+        self.ctx.report(self, node, f"`{name}` builds an in-memory array per "
+                        "group; a hot key makes one task hold all of its rows",
+                        help="aggregate what you need (count, sum, approx_count_distinct, max_by) or keep the rows")
+
+    visit_ArrayAgg = visit_ArrayUniqueAgg = _report
