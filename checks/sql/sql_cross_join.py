@@ -48,6 +48,7 @@ class SqlCrossJoin(SqlRule):
         Valid("SELECT o.id FROM orders o, customers c WHERE o.customer_id = c.id;\n", path="q.sql"),
         Valid("SELECT a.x FROM a JOIN b USING (id);\n", path="q.sql"),
         Valid("SELECT a.x FROM a LEFT SEMI JOIN b ON a.id = b.id;\n", path="q.sql"),
+        Valid("SELECT * FROM range(0, 10), LATERAL explode_udtf(id);\n", path="q.sql"),
     )
 
     def visit_Select(self, node) -> None:
@@ -56,6 +57,8 @@ class SqlCrossJoin(SqlRule):
         joins = node.args.get("joins") or []
         text = self.ctx.unit.text
         for join in joins:
+            if isinstance(join.this, (exp.Lateral, exp.Unnest)) or join.this.find(exp.Lateral):
+                continue  # LATERAL / table functions of the left rows: correlated, not a cartesian product
             kind = (join.args.get("kind") or "").upper()
             span = node_span(join.this)
             comma = span is not None and text[:span[0]].rstrip().endswith(",")
