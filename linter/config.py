@@ -99,6 +99,7 @@ KEYS = {
     "cache-dir": _str,
     "max-file-size": _int,
     "dataframe-functions": _list_of_str,
+    "sql-schema": _list_of_str,
 }
 DEFAULTS: dict[str, Any] = {
     "select": ["SPK"],
@@ -122,6 +123,7 @@ DEFAULTS: dict[str, Any] = {
     "cache-dir": ".sparkcheck_cache",
     "max-file-size": 5 * 1024 * 1024,
     "dataframe-functions": [],
+    "sql-schema": [],
 }
 
 
@@ -217,6 +219,7 @@ class Settings:
     _exclude: Optional[PatternSet] = None
     _per_file: Optional[list] = None
     _fingerprint: Optional[str] = None
+    _schema_files: Optional[list] = None
 
     def __getitem__(self, key: str):
         return self.values[key]
@@ -284,15 +287,30 @@ class Settings:
             return "unsafe"
         return declared
 
+    def sql_schema_files(self) -> list[tuple[str, str]]:
+        """(path, text) of the `sql-schema` files, read once; a missing one is a config error."""
+        if self._schema_files is None:
+            out = []
+            for name in self.values["sql-schema"]:
+                path = os.path.join(self.root, name)
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        out.append((path, f.read()))
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise ConfigError(f"sql-schema: cannot read {name}: {getattr(exc, 'strerror', None) or exc}") from None
+            self._schema_files = out
+        return self._schema_files
+
     @property
     def fingerprint(self) -> str:
-        """Everything about the settings that can change a file's findings."""
+        """Everything about the settings that can change a file's findings (schema files' text too)."""
         if self._fingerprint is None:
             keys = ("preview", "target-spark", "sql-dialect", "per-file-sql-dialect", "max-file-size",
-                    "dataframe-functions")
+                    "dataframe-functions", "sql-schema")
             data = {
                 "values": {k: self.values[k] for k in keys},
                 "rules": self.rule_tables,
+                "schema": [hashlib.sha256(text.encode()).hexdigest() for _, text in self.sql_schema_files()],
             }
             self._fingerprint = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
         return self._fingerprint
@@ -361,7 +379,9 @@ class Resolver:
             else:
                 values[key] = value
         root = os.path.dirname(path) if path else self.cwd
-        return Settings(root, path, values, rule_tables, cli_selection)
+        settings = Settings(root, path, values, rule_tables, cli_selection)
+        settings.sql_schema_files()  # a missing schema file is a configuration error, said once, up front
+        return settings
 
     def for_path(self, path: str) -> Settings:
         if self.fixed is not None:

@@ -152,3 +152,16 @@ def test_per_file_sql_dialect(tmp_path, run):
     assert bad == ["spark/q.sql"]
     r = run("check", ".", "--config", "per-file-sql-dialect = {'x/**' = 'oracle'}", cwd=tmp_path)
     assert r.code == 2 and "must be one of" in r.err
+
+
+def test_sql_schema_file(tmp_path, run):
+    write(tmp_path / "q.sql", "SELECT id FROM t WHERE zip = 1234;\n")
+    assert run("check", ".", "--no-cache", cwd=tmp_path).code == 0  # no schema: types unknown, nothing said
+    write(tmp_path / "sparkcheck.toml", "sql-schema = ['schema.sql']\n")
+    r = run("check", ".", "--no-cache", cwd=tmp_path)
+    assert r.code == 2 and r.err.count("\n") == 1 and "sql-schema: cannot read schema.sql" in r.err
+    write(tmp_path / "schema.sql", "CREATE TABLE t (id BIGINT, zip STRING);\n")
+    r = run("check", ".", "--output-format", "concise", cwd=tmp_path)
+    assert "q.sql:1:24: SPK513" in r.out
+    write(tmp_path / "schema.sql", "CREATE TABLE t (id BIGINT, zip INT);\n")  # the cache sees the schema change
+    assert run("check", ".", cwd=tmp_path).code == 0

@@ -68,7 +68,7 @@ def test_manual_examples_agree_with_the_rule(tmp_path, rule):
         assert blocks, f"{rule.code}: no code block under '{heading}'"
         for lang, code in blocks:
             path = "example.sql" if lang == "sql" else "example.py"
-            prelude = "" if lang == "sql" else "from pyspark.sql import functions as F\n" + rule.doc_setup
+            prelude = rule.doc_setup if lang == "sql" else "from pyspark.sql import functions as F\n" + rule.doc_setup
             settings = _settings(tmp_path, rule)
             text = prelude + code
             found = [f for f in check_source(str(tmp_path / path), text.encode(), settings) if f.code == rule.code]
