@@ -8,6 +8,7 @@ not merge with each other; the command line wins over any file.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -291,7 +292,14 @@ class Settings:
         """(path, text) of the `sql-schema` files, read once; a missing one is a config error."""
         if self._schema_files is None:
             out = []
+            names = []
             for name in self.values["sql-schema"]:
+                if any(c in name for c in "*?["):  # a glob: every matching file of the repository
+                    names.extend(sorted(os.path.relpath(p, self.root)
+                                        for p in glob.glob(os.path.join(self.root, name), recursive=True)))
+                else:
+                    names.append(name)
+            for name in names:
                 path = os.path.join(self.root, name)
                 try:
                     with open(path, encoding="utf-8") as f:

@@ -165,3 +165,6 @@ def test_sql_schema_file(tmp_path, run):
     assert "q.sql:1:24: SPK513" in r.out
     write(tmp_path / "schema.sql", "CREATE TABLE t (id BIGINT, zip INT);\n")  # the cache sees the schema change
     assert run("check", ".", cwd=tmp_path).code == 0
+    write(tmp_path / "ddl" / "a" / "t.sql", "CREATE TABLE t (id BIGINT, zip STRING);\n")
+    write(tmp_path / "sparkcheck.toml", "sql-schema = ['ddl/**/*.sql']\n")
+    assert "q.sql:1:24: SPK513" in run("check", "q.sql", "--output-format", "concise", cwd=tmp_path).out

@@ -43,8 +43,10 @@ class SqlTypeMismatch(SqlRule):
     (`o.customer_id = c.code`, BIGINT against STRING).
 
     The schema comes from `CREATE TABLE` statements in the same file and from
-    the files named by `sql-schema` in the configuration (SQL files of
-    `CREATE TABLE` statements, paths relative to the configuration file).
+    the files named by `sql-schema` in the configuration: SQL files of
+    `CREATE TABLE` statements, paths or globs relative to the configuration
+    file (`sql-schema = ["warehouse/ddl/**/*.sql"]` takes every DDL file of the
+    repository). Their content is part of the cache key.
     Columns are resolved through the query's tables and aliases; a column
     sparkcheck cannot resolve is left alone.
 
