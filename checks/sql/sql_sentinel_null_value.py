@@ -10,7 +10,8 @@ class SqlSentinelNullValue(SqlRule):
     fallback of `COALESCE`, `NVL`, `IFNULL` (`COALESCE(email, '')`,
     `NVL(country, 'N/A')`), and in comparisons that test for them
     (`WHERE email = ''`, `status <> 'NULL'`). The list is the one of SPK301,
-    configurable.
+    configurable: remove `""` from `sentinels` if empty strings are real
+    values in your data.
 
     ## Why is this bad?
     A placeholder is a real value: `IS NULL` no longer finds the missing
@@ -48,6 +49,7 @@ class SqlSentinelNullValue(SqlRule):
         Invalid("SELECT id, COALESCE(country, 'N/A') AS country FROM crm.customers;\n", path="q.sql"),
         Invalid("SELECT NVL(email, '') FROM c;\n", path="q.sql"),
         Invalid("SELECT id FROM c WHERE status = 'NULL';\n", path="q.sql"),
+        Invalid("SELECT id FROM c WHERE email = '';\n", path="q.sql"),
     )
     valid = (
         Valid("SELECT id, country FROM crm.customers;\n", path="q.sql"),
@@ -75,7 +77,7 @@ class SqlSentinelNullValue(SqlRule):
     def _compare(self, node) -> None:
         for side in (node.this, node.expression):
             text = self._sentinel(side)
-            if text is not None and text.strip():  # `= ''` is a common, fine test of empty strings
+            if text is not None:
                 self._report(side, text, "comparing with")
 
     visit_EQ = visit_NEQ = _compare
