@@ -75,6 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--statistics", action="store_true", help="count findings per rule")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
     out.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    out.add_argument("--step-summary", metavar="FILE",
+                     help="append a markdown summary of all findings to FILE (e.g. $GITHUB_STEP_SUMMARY)")
+    pr = check.add_argument_group("pull requests")
+    pr.add_argument("--diff-base", metavar="REF",
+                    help="report only findings on lines changed since the merge base with REF (git)")
+    pr.add_argument("--baseline", metavar="FILE", help="hide the findings recorded in FILE")
+    pr.add_argument("--write-baseline", metavar="FILE", help="record today's findings in FILE and exit 0")
     files = check.add_argument_group("files and settings")
     files.add_argument("--config", action="append", default=[], metavar="PATH|KEY=VALUE",
                        help="a config file to use, or a TOML `key = value` that overrides the files")
@@ -244,6 +251,12 @@ def run_check(args) -> int:
         findings.append(error_finding(e.path, e.message))
 
     options = ReportOptions(unsafe_fixes=unsafe)
+    if args.write_baseline:
+        from linter.prmode import write_baseline
+
+        n = write_baseline(args.write_baseline, findings, os.getcwd())
+        sys.stderr.write(f"Wrote {n} finding{'s' if n != 1 else ''} to the baseline {args.write_baseline}.\n")
+        return EXIT_ERROR if run.internal_errors else EXIT_CLEAN
     if args.add_noqa:
         from linter.suppress_add import add_noqa
 
@@ -283,6 +296,12 @@ def run_check(args) -> int:
                 fixed_total += sum(result.applied.values())
                 remaining.extend(check_source(path, result.fixed, settings))
         findings = sorted(remaining, key=lambda f: f.sort_key())
+    findings = _pull_request_filters(args, findings, cwd_settings)
+    if args.step_summary:
+        from linter.prmode import markdown_summary
+
+        with open(args.step_summary, "a", encoding="utf-8") as f:
+            f.write(markdown_summary(findings, os.getcwd()))
     options.fix_mode = bool(args.fix or args.fix_only) and not args.diff
     options.fixed = fixed_total
     options.show_fixes = args.show_fixes
@@ -327,6 +346,24 @@ def run_check(args) -> int:
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _pull_request_filters(args, findings, settings) -> list:
+    """--baseline (or `baseline` in config) hides known findings; --diff-base keeps the changed lines' ones."""
+    from linter import prmode
+
+    baseline = args.baseline or (os.path.join(settings.root, settings["baseline"]) if settings["baseline"] else None)
+    if baseline:
+        if not os.path.exists(baseline) and not args.baseline:
+            _warn(f"the configured baseline {settings['baseline']} does not exist yet; write it with --write-baseline")
+        else:
+            findings, stale = prmode.apply_baseline(baseline, findings, os.getcwd())
+            if stale:
+                _warn(f"{stale} baseline entr{'ies' if stale != 1 else 'y'} no longer match; "
+                      f"prune with --write-baseline {baseline}")
+    if args.diff_base:
+        findings = prmode.only_changed(findings, args.diff_base, os.getcwd())
+    return findings
 
 
 def _strip_summary(text: str, findings, options) -> str:

@@ -101,6 +101,7 @@ KEYS = {
     "max-file-size": _int,
     "dataframe-functions": _list_of_str,
     "sql-schema": _list_of_str,
+    "baseline": _str,
 }
 DEFAULTS: dict[str, Any] = {
     "select": ["SPK"],
@@ -125,6 +126,7 @@ DEFAULTS: dict[str, Any] = {
     "max-file-size": 5 * 1024 * 1024,
     "dataframe-functions": [],
     "sql-schema": [],
+    "baseline": "",
 }
 
 
