@@ -238,8 +238,8 @@ class Settings:
     def dialect_for(self, path: str) -> str:
         """The SQL dialect of a file: the last matching `per-file-sql-dialect` glob, else `sql-dialect`."""
         dialect = self.values["sql-dialect"]
-        for glob, name in self.values["per-file-sql-dialect"].items():
-            if PatternSet(self.root, [glob]).matches_any(os.path.abspath(path)):
+        for pattern, name in self.values["per-file-sql-dialect"].items():
+            if PatternSet(self.root, [pattern]).matches_any(os.path.abspath(path)):
                 dialect = name
         return dialect
 
@@ -261,8 +261,8 @@ class Settings:
         if self._per_file is None:
             table = {**self.values["per-file-ignores"], **self.values["extend-per-file-ignores"]}
             self._per_file = [
-                (PatternSet(self.root, [glob]), {r.code for s in sels for r in registry.resolve(s)})
-                for glob, sels in table.items()
+                (PatternSet(self.root, [pattern]), {r.code for s in sels for r in registry.resolve(s)})
+                for pattern, sels in table.items()
             ]
         if not self._per_file:
             return codes
