@@ -106,3 +106,16 @@ def test_action_yml_and_step_summary(tmp_path, run):
     text = summary.read_text()
     assert "| rule | name | count |" in text and "| SPK101 | collect-on-unbounded-dataframe | 1 |" in text
     assert "| jobs/report.py | 5 | SPK101 |" in text
+
+
+def test_step_summary_of_the_fixture_run(tmp_path, run):
+    from conftest import FIXTURES
+
+    summary = tmp_path / "summary.md"
+    r = run("check", FIXTURES, "--no-cache", "--step-summary", summary, "--output-format", "concise")
+    n = sum(1 for line in r.out.splitlines() if ": SPK" in line)
+    text = summary.read_text()
+    assert text.startswith("## sparkcheck\n") and f"{n} findings in " in text
+    table = [line for line in text.splitlines() if line.startswith("| ") and "/" in line.split("|")[1]]
+    assert len(table) == n  # every finding, not just the first 10
+    assert any("notebooks/orders_exploration.ipynb | cell 3, line 2 | SPK102" in line for line in table)
