@@ -125,7 +125,10 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     # Rules see a node before the model records it (an assignment's value is
     # read with the bindings before the assignment), so semantic leave hooks
     # run after the rules' own.
+    text = unit.text
     for rule_cls in rules:
+        if rule_cls.triggers is not None and not any(word in text for word in rule_cls.triggers):
+            continue  # nothing this rule looks for is in the file
         rule = rule_cls(ctx)
         for prefix, node_cls, attr in _methods(rule_cls):
             (visit if prefix == "visit_" else leave).setdefault(node_cls, []).append(getattr(rule, attr))

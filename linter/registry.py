@@ -62,7 +62,7 @@ class Rule:
     fix: Optional[str] = None  # "safe", "unsafe" or None: what the rule's fixes are
     min_spark: Optional[str] = None
     options: dict[str, Option] = {}
-    triggers: Optional[tuple[str, ...]] = None  # words the text must contain to be worth parsing
+    triggers: Optional[tuple[str, ...]] = None  # words a file must contain for the rule to run (None: always)
     invalid: tuple = ()
     valid: tuple = ()
     doc_setup: str = ""  # code that defines the names the manual's examples use

@@ -96,7 +96,7 @@ class ClosureCapturesSelf(PythonRule):
     code = "SPK203"
     name = "closure-captures-self"
     summary = "a function shipped to executors reads `self`, so the whole object is serialized"
-    triggers = ("self",)
+    triggers = ("self", "class ")
     fix = "unsafe"
     doc_setup = "from pyspark.sql import DataFrame\n"
 

@@ -49,7 +49,7 @@ class CollectListOrderAssumed(PythonRule):
     code = "SPK310"
     name = "collect-list-order-assumed"
     summary = "the order of `collect_list` is relied on without a sort"
-    triggers = ("collect_list",)
+    triggers = ("collect_list", "array_agg")
 
     invalid = (
         Invalid(_SETUP + "first_item = F.collect_list('item').getItem(0)\n"),

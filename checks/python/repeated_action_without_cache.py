@@ -53,7 +53,7 @@ class RepeatedActionWithoutCache(PythonRule):
     code = "SPK109"
     name = "repeated-action-without-cache"
     summary = "an expensive DataFrame is recomputed by each of several actions"
-    triggers = tuple(ACTIONS)
+    triggers = (*ACTIONS, "write")
     doc_setup = 'orders = spark.table("orders")\ncustomers = spark.table("customers")\n'
 
     invalid = (

@@ -52,7 +52,7 @@ class SchemaInference(PythonRule):
     code = "SPK405"
     name = "schema-inference"
     summary = "reading CSV or JSON with an inferred schema: an extra pass and types that drift"
-    triggers = ("inferSchema", "json")
+    triggers = ("inferSchema", "json", "csv")
 
     invalid = (
         Invalid(_SETUP + "orders = spark.read.option('header', True).option('inferSchema', True).csv('s3://raw/orders/')\n"),
