@@ -97,6 +97,17 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                        help="processes to check with (default: the machine's cores)")
 
+    plan = sub.add_parser("plan", help="check physical plans: df.explain() text in any mode")
+    plan.add_argument("paths", nargs="*", help="files (or directories of .txt/.plan/.log files); `-` reads standard input")
+    plan.add_argument("--output-format", choices=FORMATS, default=None, metavar="FORMAT")
+    plan.add_argument("-o", "--output-file", metavar="FILE")
+    plan.add_argument("--select", action=_extend("select"))
+    plan.add_argument("--ignore", action=_extend("ignore"))
+    plan.add_argument("--extend-select", action=_extend("extend_select"))
+    plan.add_argument("--config", action="append", default=[], metavar="PATH|KEY=VALUE")
+    plan.add_argument("--exit-zero", action="store_true")
+    plan.add_argument("--preview", action="store_true", default=None)
+
     rule = sub.add_parser("rule", help="print a rule's manual")
     rule.add_argument("selector", nargs="?", help="code or name, e.g. SPK101")
     rule.add_argument("--all", action="store_true", help="every rule's manual")
@@ -115,7 +126,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()
-        if argv and argv[0] not in ("check", "rule", "rules", "init") and not argv[0].startswith("-"):
+        if argv and argv[0] not in ("check", "plan", "rule", "rules", "init") and not argv[0].startswith("-"):
             # Like ruff, the default command is check: `sparkcheck src/`.
             argv = ["check", *argv]
         args = parser.parse_args(argv)
@@ -124,6 +135,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             return EXIT_ERROR
         if args.command == "check":
             return run_check(args)
+        if args.command == "plan":
+            return run_plan(args)
         if args.command == "rule":
             return run_rule(args)
         if args.command == "rules":
@@ -417,6 +430,32 @@ def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
     for f in findings:
         f.filename = path
     _emit(render(fmt, findings, options), args.output_file)
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def run_plan(args) -> int:
+    from linter.config import Resolver
+    from linter.plans import check_plan_text, plan_files
+    from linter.report import ReportOptions, render
+
+    for flag in ("fixable", "unfixable", "exclude", "extend_exclude", "force_exclude", "respect_gitignore",
+                 "target_spark"):
+        setattr(args, flag, None)
+    overrides, config_file = _overrides(args)
+    resolver = Resolver(overrides, config_file)
+    fmt = args.output_format or "full"
+    paths = args.paths or ["-"]
+    findings = []
+    if paths == ["-"]:
+        text = sys.stdin.read()
+        findings = check_plan_text("-", text, resolver.for_path(os.getcwd()))
+    else:
+        for path in plan_files(paths):
+            if not os.path.exists(path):
+                raise UsageError(f"{path}: no such file or directory")
+            with open(path, encoding="utf-8", errors="replace") as f:
+                findings.extend(check_plan_text(path, f.read(), resolver.for_path(path)))
+    _emit(render(fmt, findings, ReportOptions()), args.output_file)
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 

@@ -107,6 +107,12 @@ class SqlRule(Rule):
     triggers = None
 
 
+class PlanRule(Rule):
+    """Reads physical plans: define ``visit_<Operator>`` methods (``visit_Filter``, ``visit_FileScan``)."""
+
+    kind = "plan"
+
+
 class ToolRule(Rule):
     """A finding the engine itself makes (unreadable input, unused suppressions)."""
 

@@ -20,12 +20,19 @@ MARKER = re.compile(r"(?:#|--)\s*expect:\s*(SPK\d{3}(?:\s*,\s*SPK\d{3})*)")
 def _files():
     for base, _, names in os.walk(FIXTURES):
         for name in sorted(names):
-            if name.endswith((".py", ".ipynb", ".sql")):
+            if name.endswith((".py", ".ipynb", ".sql")) or (name.endswith(".txt") and base.endswith("plans")):
                 yield os.path.join(base, name)
 
 
 def expected(path):
     out = set()
+    if path.endswith(".txt"):  # explain() output: expectations in a sidecar `.expect` file
+        with open(path[:-4] + ".expect", encoding="utf-8") as f:
+            for line in f:
+                if line.strip() and not line.startswith("#"):
+                    row, code = line.split()
+                    out.add((None, int(row), code))
+        return out
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     if path.endswith(".ipynb"):
@@ -54,8 +61,14 @@ FILES = sorted(_files())
 @pytest.mark.parametrize("path", FILES, ids=[os.path.relpath(p, FIXTURES) for p in FILES])
 def test_fixture(path):
     settings = Resolver({}, cwd=FIXTURES).for_path(path)
-    with open(path, "rb") as f:
-        findings = check_source(path, f.read(), settings)
+    if path.endswith(".txt"):
+        from linter.plans import check_plan_text
+
+        with open(path, encoding="utf-8") as f:
+            findings = check_plan_text(path, f.read(), settings)
+    else:
+        with open(path, "rb") as f:
+            findings = check_source(path, f.read(), settings)
     got = {(f.location.cell, f.location.row, f.code) for f in findings}
     want = expected(path)
     if "/good/" in path:
@@ -73,4 +86,4 @@ def test_corpus_covers_every_rule_and_kind():
 
     covered_elsewhere = {"SPK002"}  # unused suppressions: see test_suppression.py
     assert {r.code for r in all_rules()} - covered_elsewhere <= codes
-    assert kinds == {".py", ".ipynb", ".sql"}
+    assert kinds == {".py", ".ipynb", ".sql", ".txt"}

@@ -1,0 +1,1 @@
+"""Rules that read physical plans (explain text)."""

@@ -1,0 +1,125 @@
+import re
+
+from linter.registry import Invalid, PlanRule, Valid
+from linter.sources.plan import truncated
+
+_THROUGH = {"Project", "Filter", "BatchEvalPython", "ArrowEvalPython"}
+_PLAN = """== Physical Plan ==
+*(1) Project [o_custkey#36]
++- *(1) Filter (isnotnull(o_orderpriority#40) AND (upper(o_orderstatus#37) = F))
+   +- FileScan parquet [o_custkey#36,o_orderstatus#37,o_orderpriority#40] Batched: true, DataFilters: [isnotnull(o_orderpriority#40), (upper(o_orderstatus#37) = F)], Format: Parquet, PartitionFilters: [], PushedFilters: [IsNotNull(o_orderpriority)], ReadSchema: struct<o_custkey:int,o_orderstatus:string,o_orderpriority:string>
+"""
+
+
+def _conjuncts(condition: str) -> list[str]:
+    """The AND parts of a condition, nested ANDs flattened."""
+    text = condition.strip()
+    while text.startswith("(") and _closes_at_end(text):
+        text = text[1:-1].strip()
+    parts, depth, last = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and text.startswith(" AND ", i):
+            parts.append(text[last:i])
+            last = i + 5
+    parts.append(text[last:])
+    parts = [p.strip() for p in parts if p.strip()]
+    if len(parts) == 1:
+        return parts
+    return [c for p in parts for c in _conjuncts(p)]
+
+
+def _closes_at_end(text: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and i < len(text) - 1:
+            return False
+    return True
+
+
+def _columns(text: str) -> set:
+    return set(re.findall(r"([A-Za-z_]\w*)#\d+", text))
+
+
+def _reason(conjunct: str) -> str:
+    if "pythonUDF" in conjunct:
+        return "it tests a Python UDF's result"
+    if re.search(r"\bcast\(", conjunct, re.I):
+        return "a cast is wrapped around the column"
+    if re.search(r"\b[a-z_]+\(", conjunct):
+        return "a function is wrapped around the column"
+    return "the data source cannot evaluate it"
+
+
+class FilterNotPushed(PlanRule):
+    """
+    ## What it does
+    Finds conditions of a `Filter` over a file scan (through projections and
+    Python evaluation) that do not reach the scan's `PushedFilters`: each
+    condition on data columns is looked for, by its columns, among the pushed
+    filters, and the message says which condition stayed behind and why (a
+    Python UDF's result, a function or a cast around the column). Truncated
+    values (`...`) count as unknown: nothing is reported from them.
+
+    ## Why is this bad?
+    A pushed filter lets Parquet and ORC skip row groups by their statistics
+    and read less; a condition that is not pushed is evaluated only after every
+    row was read and decoded. A UDF or a function around the column is the usual
+    reason.
+
+    ## Example
+    ```text
+    +- Filter (isnotnull(o_orderpriority#40) AND (upper(o_orderstatus#37) = F))
+       +- FileScan parquet [...] PushedFilters: [IsNotNull(o_orderpriority)], ...
+    ```
+
+    ## Use instead
+    ```text
+    +- Filter (isnotnull(o_orderstatus#37) AND (o_orderstatus#37 = F))
+       +- FileScan parquet [...] PushedFilters: [IsNotNull(o_orderstatus), EqualTo(o_orderstatus,F)], ...
+    ```
+    Compare the column itself (store normalised values, or filter on `col ==
+    'F'` rather than `upper(col) == 'F'`).
+
+    ## Fix safety
+    No fix: plans are read, not written.
+
+    ## References
+    - Spark SQL guide, "Parquet Files: Configuration" (`spark.sql.parquet.filterPushdown`).
+    """
+
+    code = "SPK603"
+    name = "filter-not-pushed"
+    summary = "a filter over a file scan that does not reach PushedFilters"
+    invalid = (Invalid(_PLAN, path="plan.txt"),)
+    valid = (Valid(_PLAN.replace("(upper(o_orderstatus#37) = F)", "(o_orderstatus#37 = F)")
+                   .replace("PushedFilters: [IsNotNull(o_orderpriority)]",
+                            "PushedFilters: [IsNotNull(o_orderpriority), EqualTo(o_orderstatus,F)]"), path="plan.txt"),)
+
+    def visit_Filter(self, node) -> None:
+        condition = node.attrs.get("Condition", "")
+        if not condition or truncated(condition):
+            return
+        scan = node.children[0] if node.children else None
+        while scan is not None and scan.name in _THROUGH:
+            scan = scan.children[0] if scan.children else None
+        if scan is None or scan.name != "FileScan" or "PushedFilters" not in scan.attrs:
+            return
+        pushed = scan.attrs["PushedFilters"]
+        if truncated(pushed):
+            return
+        pushed_columns = {c.lower() for c in re.findall(r"\(([A-Za-z_]\w*)", pushed)}
+        for conjunct in _conjuncts(condition):
+            if conjunct.lower().startswith("isnotnull("):
+                continue  # null checks Spark adds itself
+            columns = {c.lower() for c in _columns(conjunct)}
+            if "pythonudf0" in conjunct.lower() or any(c.startswith("pythonudf") for c in columns):
+                columns = {"pythonudf"}
+            if columns and not columns <= pushed_columns or (columns and re.search(r"\b[a-z_]+\(", conjunct)):
+                self.ctx.report(self, node, f"`{_clean(conjunct)}` is not pushed to the {scan.fmt or 'file'} scan: "
+                                f"{_reason(conjunct)}", help="filter on the column itself so the scan can skip data")
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"#\d+L?", "", text)
