@@ -98,7 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="processes to check with (default: the machine's cores)")
 
     plan = sub.add_parser("plan", help="check physical plans: df.explain() text in any mode")
-    plan.add_argument("paths", nargs="*", help="files (or directories of .txt/.plan/.log files); `-` reads standard input")
+    plan.add_argument("paths", nargs="*",
+                      help="explain text, event logs (also .gz/.zstd/.lz4, rolling eventlog_v2_ directories), "
+                           "or directories of them; `-` reads explain text from standard input")
     plan.add_argument("--output-format", choices=FORMATS, default=None, metavar="FORMAT")
     plan.add_argument("-o", "--output-file", metavar="FILE")
     plan.add_argument("--select", action=_extend("select"))
@@ -435,7 +437,8 @@ def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
 
 def run_plan(args) -> int:
     from linter.config import Resolver
-    from linter.plans import check_plan_text, plan_files
+    from linter.plans import check_event_log, check_plan_text, plan_files
+    from linter.sources.eventlog import is_event_log
     from linter.report import ReportOptions, render
 
     for flag in ("fixable", "unfixable", "exclude", "extend_exclude", "force_exclude", "respect_gitignore",
@@ -453,6 +456,9 @@ def run_plan(args) -> int:
         for path in plan_files(paths):
             if not os.path.exists(path):
                 raise UsageError(f"{path}: no such file or directory")
+            if is_event_log(path):
+                findings.extend(check_event_log(path, resolver.for_path(path)))
+                continue
             with open(path, encoding="utf-8", errors="replace") as f:
                 findings.extend(check_plan_text(path, f.read(), resolver.for_path(path)))
     _emit(render(fmt, findings, ReportOptions()), args.output_file)

@@ -3,7 +3,7 @@ import re
 from linter.registry import Invalid, PlanRule, Valid
 from linter.sources.plan import truncated
 
-_THROUGH = {"Project", "Filter", "BatchEvalPython", "ArrowEvalPython"}
+_THROUGH = {"Project", "Filter", "BatchEvalPython", "ArrowEvalPython", "DeserializeToObject"}
 _PLAN = """== Physical Plan ==
 *(1) Project [o_custkey#36]
 +- *(1) Filter (isnotnull(o_orderpriority#40) AND (upper(o_orderstatus#37) = F))
@@ -43,6 +43,8 @@ def _columns(text: str) -> set:
 
 
 def _reason(conjunct: str) -> str:
+    if "$Lambda" in conjunct or ".apply" in conjunct:
+        return "it is a typed Dataset lambda, opaque to the optimizer"
     if "pythonUDF" in conjunct:
         return "it tests a Python UDF's result"
     if re.search(r"\bcast\(", conjunct, re.I):
@@ -56,7 +58,8 @@ class FilterNotPushed(PlanRule):
     """
     ## What it does
     Finds conditions of a `Filter` over a file scan (through projections and
-    Python evaluation) that do not reach the scan's `PushedFilters`: each
+    Python evaluation or object deserialisation) that do not reach the scan's
+    `PushedFilters`: each
     condition on data columns is looked for, by its columns, among the pushed
     filters, and the message says which condition stayed behind and why (a
     Python UDF's result, a function or a cast around the column). Truncated
@@ -113,6 +116,11 @@ class FilterNotPushed(PlanRule):
         for conjunct in _conjuncts(condition):
             if conjunct.lower().startswith("isnotnull("):
                 continue  # null checks Spark adds itself
+            if "$Lambda" in conjunct:
+                self.ctx.report(self, node, f"a typed Dataset filter (a JVM lambda) is not pushed to the "
+                                f"{scan.fmt or 'file'} scan: {_reason(conjunct)}",
+                                help="express the condition with Column expressions so the scan can skip data")
+                continue
             columns = {c.lower() for c in _columns(conjunct)}
             if "pythonudf0" in conjunct.lower() or any(c.startswith("pythonudf") for c in columns):
                 columns = {"pythonudf"}

@@ -1,0 +1,156 @@
+"""Spark event logs, read as a stream: plans of SQL executions (sparkPlanInfo) as PlanNode trees.
+
+Plain JSON lines, `.gz`, `.zstd`/`.zst` (needs `zstandard`), `.lz4` (needs `lz4`),
+`.snappy` (needs `python-snappy`), rolling `eventlog_v2_*` directories and
+`.inprogress` files; a log cut off mid-line ends where the last whole event
+ends. Unknown events are skipped. The log is never held whole in memory: one
+line at a time, and only the newest plan of each SQL execution is kept.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from linter.config import ConfigError
+from linter.sources.plan import PlanNode, _inline_fields
+
+_EXTRAS = {".zstd": "zstandard", ".zst": "zstandard", ".lz4": "lz4", ".snappy": "python-snappy"}
+_PLAN_EVENTS = ("SparkListenerSQLExecutionStart", "SparkListenerSQLAdaptiveExecutionUpdate")
+
+
+def is_event_log(path: str) -> bool:
+    if os.path.isdir(path):
+        return os.path.basename(path.rstrip("/")).startswith("eventlog_v2_")
+    name = os.path.basename(path).lower().replace(".inprogress", "")
+    if name.endswith(tuple(_EXTRAS)) or name.endswith(".gz"):
+        return True
+    try:
+        with open(path, "rb") as f:
+            return f.read(64).lstrip().startswith(b'{"Event"')
+    except OSError:
+        return False
+
+
+def _open(path: str):
+    name = path.lower().replace(".inprogress", "")
+    ext = next((e for e in (*_EXTRAS, ".gz") if name.endswith(e)), "")
+    raw = open(path, "rb")
+    if ext == ".gz":
+        return io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding="utf-8", errors="replace")
+    if ext in (".zstd", ".zst"):
+        try:
+            import zstandard
+        except ImportError:
+            raw.close()
+            raise ConfigError(f"{path}: reading .zstd event logs needs `zstandard` (pip install 'sparkcheck[eventlogs]')") from None
+        return io.TextIOWrapper(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True),
+                                encoding="utf-8", errors="replace")
+    if ext == ".lz4":
+        try:
+            import lz4.frame
+        except ImportError:
+            raw.close()
+            raise ConfigError(f"{path}: reading .lz4 event logs needs `lz4` (pip install 'sparkcheck[eventlogs]')") from None
+        return io.TextIOWrapper(lz4.frame.LZ4FrameFile(raw), encoding="utf-8", errors="replace")
+    if ext == ".snappy":
+        try:
+            import snappy
+        except ImportError:
+            raw.close()
+            raise ConfigError(f"{path}: reading .snappy event logs needs `python-snappy` (pip install python-snappy)") from None
+        return io.TextIOWrapper(io.BytesIO(snappy.StreamDecompressor().decompress(raw.read())), encoding="utf-8")
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+
+
+def files_of(path: str) -> list[str]:
+    """The files of a log: one file, or the `events_N_*` files of a rolling directory, in order."""
+    if not os.path.isdir(path):
+        return [path]
+    names = [n for n in os.listdir(path) if n.startswith("events_")]
+
+    def index(name: str) -> int:
+        m = re.match(r"events_(\d+)_", name)
+        return int(m.group(1)) if m else 0
+
+    return [os.path.join(path, n) for n in sorted(names, key=index)]
+
+
+def events(path: str) -> Iterator[tuple[int, dict]]:
+    """(line number, event) for every whole event of the log, in order."""
+    number = 0
+    for file in files_of(path):
+        with _open(file) as stream:
+            try:
+                for line in stream:
+                    number += 1
+                    if not line.strip():
+                        continue
+                    try:
+                        yield number, json.loads(line)
+                    except json.JSONDecodeError:
+                        continue  # a line cut off (a log still being written, or truncated)
+            except (EOFError, OSError):
+                return  # a compressed file cut off: everything before it was read
+
+
+@dataclass
+class SqlPlan:
+    execution: int
+    description: str
+    root: PlanNode
+    line: int  # where the event that carried the plan is in the log
+
+
+def sql_plans(path: str) -> list[SqlPlan]:
+    """The newest plan of each SQL execution (AQE updates replace the initial plan)."""
+    plans: dict[int, SqlPlan] = {}
+    descriptions: dict[int, str] = {}
+    for number, event in events(path):
+        kind = str(event.get("Event", "")).rsplit(".", 1)[-1]
+        if kind not in _PLAN_EVENTS or "sparkPlanInfo" not in event:
+            continue
+        execution = int(event.get("executionId", -1))
+        if "description" in event:
+            descriptions[execution] = str(event["description"])
+        root = convert(event["sparkPlanInfo"], number)
+        if root is not None:
+            plans[execution] = SqlPlan(execution, descriptions.get(execution, ""), root, number)
+    return [plans[k] for k in sorted(plans)]
+
+
+def convert(info: dict, line: int, codegen: Optional[int] = None) -> Optional[PlanNode]:
+    """sparkPlanInfo JSON -> PlanNode; WholeStageCodegen and InputAdapter wrappers are folded away."""
+    name = str(info.get("nodeName", "")).strip()
+    children = info.get("children") or []
+    m = re.match(r"WholeStageCodegen \((\d+)\)", name)
+    if m or name in ("InputAdapter", "ColumnarToRow", "WriteFiles"):
+        stage = int(m.group(1)) if m else codegen
+        converted = [c for c in (convert(child, line, stage) for child in children) if c is not None]
+        if len(converted) == 1:
+            return converted[0]
+        if not converted:
+            return None
+    text = str(info.get("simpleString", name))
+    fmt = None
+    scan = re.match(r"Scan (parquet|orc|csv|json|text|avro|delta|iceberg)\b", name)
+    if scan:
+        fmt = scan.group(1)
+        name = "FileScan"
+    else:
+        name = name.split(" ")[0]
+    node = PlanNode(name, text, line, 1, codegen, fmt)
+    _inline_fields(node)
+    for key, value in (info.get("metadata") or {}).items():
+        node.attrs[key] = str(value)
+    for child in children:
+        converted = convert(child, line, codegen)
+        if converted is not None:
+            converted.parent = node
+            node.children.append(converted)
+    return node

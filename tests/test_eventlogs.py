@@ -1,0 +1,68 @@
+"""Event logs: every shared log loads (plain, gzip, zstd, rolling), cut-off logs, lz4; plan findings in them."""
+import gzip
+import os
+import shutil
+
+import pytest
+
+from conftest import SHARED_DATA
+from linter.sources.eventlog import events, is_event_log, sql_plans
+
+LOGS = os.path.join(SHARED_DATA, "eventlogs")
+ALL = sorted(os.path.join(LOGS, n) for n in os.listdir(LOGS))
+
+
+@pytest.mark.parametrize("path", ALL, ids=[os.path.basename(p) for p in ALL])
+def test_every_shared_log_loads(path):
+    assert is_event_log(path)
+    count = sum(1 for _ in events(path))
+    assert count > 10
+    assert sql_plans(path), "every shared log has at least one SQL execution"
+
+
+def test_rolling_directory_reads_all_parts_in_order():
+    path = os.path.join(LOGS, "eventlog_v2_local-1623876083964")
+    kinds = [e["Event"] for _, e in events(path)]
+    assert kinds[0] == "SparkListenerLogStart" and kinds[-1].endswith("ApplicationEnd")
+
+
+def test_cut_off_and_compressed_copies_read_the_same(tmp_path):
+    import lz4.frame
+
+    source = os.path.join(LOGS, "python_udf_eventlog")
+    data = open(source, "rb").read()
+    cut = tmp_path / "app.inprogress"
+    cut_data = data[: len(data) - 200]  # a log still being written: its last line is cut mid-way
+    assert not cut_data.endswith(b"\n")
+    cut.write_bytes(cut_data)
+    whole_lines = [line for line in cut_data.split(b"\n")[:-1] if line.strip()]
+    assert [e for _, e in events(str(cut))] == [e for _, e in events(source)][: len(whole_lines)]
+    (tmp_path / "app.lz4").write_bytes(lz4.frame.compress(data))
+    (tmp_path / "app.gz").write_bytes(gzip.compress(data))
+    for name in ("app.lz4", "app.gz"):
+        assert [e for _, e in events(str(tmp_path / name))] == [e for _, e in events(source)]
+
+
+def test_plan_command_on_event_logs(run):
+    r = run("plan", LOGS, "--output-format", "concise")
+    lines = r.out.splitlines()
+    assert any("python_udf_eventlog:13:1: SPK601 SQL execution 0 (parquet at" in line for line in lines)
+    assert any("dataset_eventlog:22:1: SPK603 SQL execution 1 (show at <console>:26): a typed Dataset filter" in line
+               for line in lines)
+    assert r.code == 1
+
+
+def test_missing_compression_library_is_one_line(tmp_path, run, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_zstd(name, *args, **kwargs):
+        if name == "zstandard":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    shutil.copy(os.path.join(LOGS, "aqeshuffle_eventlog.zstd"), tmp_path / "log.zstd")
+    monkeypatch.setattr(builtins, "__import__", no_zstd)
+    r = run("plan", tmp_path / "log.zstd")
+    assert r.code == 2 and r.err.count("\n") == 1 and "needs `zstandard`" in r.err
