@@ -70,24 +70,6 @@ def _methods(rule_cls) -> list[tuple[str, type, str]]:
     return out
 
 
-_TRIGGERS: dict = {}
-
-
-def _trigger_regex(rules) -> Optional[re.Pattern]:
-    """One regex for the words any of these rules needs; None: always parse."""
-    key = tuple(r.code for r in rules)
-    if key not in _TRIGGERS:
-        words: set[str] = set()
-        for r in rules:
-            if r.triggers is None:
-                _TRIGGERS[key] = None
-                break
-            words.update(r.triggers)
-        else:
-            _TRIGGERS[key] = re.compile("|".join(map(re.escape, sorted(words)))) if words else re.compile(r"(?!)")
-    return _TRIGGERS[key]
-
-
 # Every Python rule reasons about Spark objects, which sparkcheck only knows from
 # pyspark imports, the names `spark` and `sc`, or configured DataFrame functions:
 # a file that mentions none of them cannot produce a finding and is not parsed.
@@ -104,14 +86,19 @@ _EMBEDDED_HINT = re.compile(r"\.sql\(|expr\(|selectExpr|\.filter\(|\.where\(")
 
 
 def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
-    rules = [r for r in registry.all_rules() if r.kind == "python" and r.code in codes]
+    text = unit.text
+    if not _mentions_spark(text, settings):
+        return []
+    # A rule runs only where one of its trigger words occurs; a file no rule and no SQL wants is not parsed.
+    rules = [
+        r for r in registry.all_rules()
+        if r.kind == "python" and r.code in codes and (r.triggers is None or any(w in text for w in r.triggers))
+    ]
     sql_wanted = PARSE_ERROR in codes or any(r.kind == "sql" and r.code in codes for r in registry.all_rules())
-    if not _mentions_spark(unit.text, settings):
+    embedded_wanted = sql_wanted and _EMBEDDED_HINT.search(text) is not None
+    if not rules and not embedded_wanted:
         return []
-    trigger = _trigger_regex(rules) if rules else re.compile(r"(?!)")
-    embedded_wanted = sql_wanted and _EMBEDDED_HINT.search(unit.text) is not None
-    if trigger is not None and not trigger.search(unit.text) and not embedded_wanted:
-        return []
+    import libcst as cst
     from linter.semantic import Semantic
     from linter.sources.python import node_spans, parse, walk
 
@@ -125,16 +112,13 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     # Rules see a node before the model records it (an assignment's value is
     # read with the bindings before the assignment), so semantic leave hooks
     # run after the rules' own.
-    text = unit.text
     for rule_cls in rules:
-        if rule_cls.triggers is not None and not any(word in text for word in rule_cls.triggers):
-            continue  # nothing this rule looks for is in the file
         rule = rule_cls(ctx)
         for prefix, node_cls, attr in _methods(rule_cls):
             (visit if prefix == "visit_" else leave).setdefault(node_cls, []).append(getattr(rule, attr))
     collector = EmbeddedSql(semantic) if embedded_wanted else None
     if collector is not None:
-        visit.setdefault(cst_call(), []).append(collector.visit_Call)
+        visit.setdefault(cst.Call, []).append(collector.visit_Call)
     for cls, fn in sem_leave.items():
         leave.setdefault(cls, []).append(fn)
     limit = sys.getrecursionlimit()
@@ -169,12 +153,6 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
             fix = Fix(fix.message, edits, fix.applicability)
         out.append(Diagnostic(code, message, start, end, fix, help))
     return out
-
-
-def cst_call():
-    import libcst as cst
-
-    return cst.Call
 
 
 class EmbeddedSql:
