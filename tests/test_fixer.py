@@ -117,3 +117,16 @@ def test_a_fix_that_breaks_sql_is_dropped(tmp_path):
     doc = load_document(str(tmp_path / "q.sql"), b"SELECT a FROM t;\n")
     assert _try(doc, [(None, 7, 8, "a +")]) is None  # `SELECT a + FROM t` no longer parses
     assert _try(doc, [(None, 7, 8, "a + 1")]).text == "SELECT a + 1 FROM t;\n"
+
+
+def test_udf_with_a_falsy_guard_gets_no_builtin_fix(tmp_path):
+    # `if not s: return None` also turns "" into null, which F.upper does not: no fix is offered.
+    code = (b"from pyspark.sql import SparkSession\nfrom pyspark.sql.functions import udf\n"
+            b"spark = SparkSession.builder.getOrCreate()\n"
+            b"@udf('string')\ndef up(s):\n    if not s:\n        return None\n    return s.upper()\n"
+            b"df = spark.table('t').select(up('name'))\n")
+    settings = settings_for(tmp_path, fixable=["SPK201"])
+    assert fixer.fix_source(str(tmp_path / "a.py"), code, settings, unsafe=True).fixed is None
+    guarded = code.replace(b"if not s:", b"if s is None:")
+    fixed = fixer.fix_source(str(tmp_path / "a.py"), guarded, settings, unsafe=True).fixed
+    assert fixed is not None and b"F.upper(F.col('name'))" in fixed

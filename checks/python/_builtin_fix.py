@@ -239,30 +239,17 @@ def propagates_null(expression) -> bool:
 
 def template(ctx, function, fn: str) -> str:
     """The body as Column code with a placeholder per parameter; NoFix when not expressible."""
-    guarded: list[str] = []
-    if isinstance(function, cst.Lambda):
-        params = [p.name.value for p in function.params.params]
-        expression = function.body
-    else:
-        params = [p.name.value for p in function.params.params]
-        statements = list(function.body.body)
-        if statements and isinstance(statements[0], cst.SimpleStatementLine) and \
-                isinstance(statements[0].body[0], cst.Expr):
-            statements = statements[1:]  # docstring
-        while statements and isinstance(statements[0], cst.If):
-            guard = statements[0]
-            test = guard.test
-            if not (isinstance(test, cst.Comparison) and isinstance(test.comparisons[0].operator, cst.Is)
-                    and isinstance(test.left, cst.Name)):
-                raise NoFix  # `if not x: return None` also catches "", which built-ins keep
-            guarded.append(test.left.value)
-            statements = statements[1:]
-        expression = statements[0].body[0].value
-    if function.params.star_arg is not cst.MaybeSentinel.DEFAULT and isinstance(function.params.star_arg, cst.Param):
+    from checks.python._udf import body_expression
+
+    body = body_expression(function)
+    if body is None or (isinstance(function, cst.FunctionDef) and isinstance(function.params.star_arg, cst.Param)):
         raise NoFix
+    params, expression, guards = body
+    if any(not is_none for _, is_none in guards):
+        raise NoFix  # `if not x: return None` also catches "", which built-ins keep
     translator = _Translator(ctx, params, fn, ctx.settings.target_spark)
     code, _ = translator.column(expression)
-    if guarded and not propagates_null(expression):
-        checks = " & ".join(f"{translator.env[name]}.isNotNull()" for name in guarded if name in translator.env)
+    if guards and not propagates_null(expression):
+        checks = " & ".join(f"{translator.env[name]}.isNotNull()" for name, _ in guards)
         code = f"{fn}.when({checks}, {code})"
     return code

@@ -142,11 +142,13 @@ def site_for_def(ctx, node: cst.FunctionDef) -> Optional[UdfSite]:
     return None
 
 
-def body_expression(function) -> Optional[tuple[list[str], object, list[str]]]:
-    """(parameter names, the returned expression, names guarded against None).
+def body_expression(function) -> Optional[tuple[list[str], object, list[tuple[str, bool]]]]:
+    """(parameter names, the returned expression, guards).
 
     Accepts a lambda, or a def whose body is an optional docstring, optional
-    ``if x is None: return None`` guards, and one ``return <expr>``.
+    ``if x is None: return None`` (or ``if not x: return None``) guards, and one
+    ``return <expr>``. Each guard is ``(name, is_none)``: ``is_none`` is False for
+    ``if not x``, which also catches ``""`` and ``0``.
     """
     if isinstance(function, cst.Lambda):
         params = [p.name.value for p in function.params.params]
@@ -154,7 +156,7 @@ def body_expression(function) -> Optional[tuple[list[str], object, list[str]]]:
     if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
         return None
     params = [p.name.value for p in function.params.params]
-    guarded: list[str] = []
+    guarded: list[tuple[str, bool]] = []
     statements = list(function.body.body)
     if statements and _is_docstring(statements[0]):
         statements = statements[1:]
@@ -181,8 +183,8 @@ def _is_docstring(statement) -> bool:
     )
 
 
-def _none_guard(node: cst.If, params) -> Optional[str]:
-    """``if x is None: return None`` (or ``if not x: return None``): the guarded name."""
+def _none_guard(node: cst.If, params) -> Optional[tuple[str, bool]]:
+    """``if x is None: return None`` (or ``if not x: return None``): (the guarded name, is_none)."""
     if node.orelse is not None or not isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
         return None
     body = node.body.body
@@ -197,14 +199,14 @@ def _none_guard(node: cst.If, params) -> Optional[str]:
         return None
     test = node.test
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(test.expression, cst.Name):
-        name = test.expression.value
+        name, is_none = test.expression.value, False
     elif (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1
           and isinstance(test.comparisons[0].operator, cst.Is)
           and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"):
-        name = test.left.value
+        name, is_none = test.left.value, True
     else:
         return None
-    return name if name in params else None
+    return (name, is_none) if name in params else None
 
 
 def walk_expression(node):
