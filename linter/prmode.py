@@ -101,10 +101,10 @@ def _relative(path: str, root: str) -> str:
 
 
 def _root(cwd: str) -> str:
-    try:
-        return repo_root(cwd)
-    except ConfigError:
-        return cwd
+    """The checkout's root for repo-relative names (the same one SARIF and GitHub output use)."""
+    from linter.report import git_root
+
+    return git_root(os.path.abspath(cwd)) or cwd
 
 
 def entries(findings: list, cwd: str) -> list[dict]:

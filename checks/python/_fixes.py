@@ -51,6 +51,14 @@ def statement_and_indent(ctx):
     return None, ""
 
 
+def functions_name(ctx):
+    """The module-level name the file gives pyspark.sql.functions (`F`, `sf`, ...), or None."""
+    for name, value in ctx.semantic.scopes[0].names.items():
+        if value is not None and value.kind == IMPORT and value.detail == FUNCTIONS:
+            return name
+    return None
+
+
 def functions_alias(ctx, module: cst.Module):
     """The file's name for pyspark.sql.functions, and the import edit to add when it has none.
 
@@ -58,10 +66,10 @@ def functions_alias(ctx, module: cst.Module):
     adds `from pyspark.sql import functions as F` (or `sf` when `F` is taken)
     after the last import at the top of the module. Call at the module's end.
     """
+    existing = functions_name(ctx)
+    if existing is not None:
+        return existing, None
     scope = ctx.semantic.scopes[0].names
-    for name, value in scope.items():
-        if value is not None and value.kind == IMPORT and value.detail == FUNCTIONS:
-            return name, None
     alias = next((a for a in ("F", "sf") if a not in scope), None)
     if alias is None:
         return None, None

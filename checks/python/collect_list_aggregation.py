@@ -12,6 +12,9 @@ spark = SparkSession.builder.getOrCreate()
 orders = spark.table("orders")
 """
 _FUNCTIONS = frozenset({"collect_list", "collect_set", "array_agg"})
+# Shared with the SQL counterpart, SPK511.
+HOT_KEY = "a hot key makes one task hold all of its rows"
+ADVICE = "aggregate what you need (count, sum, approx_count_distinct, max_by) or keep the rows as rows"
 
 
 class CollectListAggregation(PythonRule):
@@ -93,9 +96,8 @@ class CollectListAggregation(PythonRule):
             self.ctx.report(
                 self,
                 node,
-                f"`{shown(self.ctx, node)}` builds an in-memory array {where}; "
-                "a hot key makes one task hold all of its rows",
-                help="aggregate what you need (count, sum, approx_count_distinct, max_by) or keep the rows as rows",
+                f"`{shown(self.ctx, node)}` builds an in-memory array {where}; {HOT_KEY}",
+                help=ADVICE,
             )
             return
         if method_name(node) != "agg" or len(node.args) != 1 or not isinstance(node.args[0].value, cst.Dict):
@@ -112,9 +114,8 @@ class CollectListAggregation(PythonRule):
                 self.ctx.report(
                     self,
                     element.value,
-                    f'`"{column}": "{func}"` builds an in-memory array per group; '
-                    "a hot key makes one task hold all of its rows",
-                    help="aggregate what you need (count, sum, approx_count_distinct, max_by) or keep the rows as rows",
+                    f'`"{column}": "{func}"` builds an in-memory array per group; {HOT_KEY}',
+                    help=ADVICE,
                 )
 
     def _over_window(self, node: cst.Call) -> bool:

@@ -2,9 +2,9 @@ from typing import Optional
 
 import libcst as cst
 
-from checks.python._fixes import replace, source
+from checks.python._fixes import functions_name, replace, source
 from linter.registry import Invalid, Option, PythonRule, Valid
-from linter.semantic import COLUMN, DATAFRAME, FUNCTIONS, IMPORT, NA, literal_string, method_name, positional_args
+from linter.semantic import COLUMN, DATAFRAME, NA, literal_string, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -102,7 +102,7 @@ class SentinelNullValue(PythonRule):
         fix = None
         if self.opts["fix-to-null"] and fix_node is not None:
             if content is None:
-                fn = self._functions()
+                fn = functions_name(self.ctx)
                 content = f"{fn}.lit(None).cast('string')" if fn else None
             if content is not None:
                 fix = replace(fix_node, content, "Write a null instead", safe=False)
@@ -114,12 +114,6 @@ class SentinelNullValue(PythonRule):
             help="leave the value null (or `F.lit(None).cast(...)`); turn nulls into labels only for display",
             fix=fix,
         )
-
-    def _functions(self):
-        for name, value in self.ctx.semantic.scopes[0].names.items():
-            if value is not None and value.kind == IMPORT and value.detail == FUNCTIONS:
-                return name
-        return None
 
     def visit_Call(self, node: cst.Call) -> None:
         semantic = self.ctx.semantic

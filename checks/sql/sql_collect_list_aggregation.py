@@ -1,3 +1,4 @@
+from checks.python.collect_list_aggregation import ADVICE, HOT_KEY
 from linter.registry import Invalid, SqlRule, Valid
 from linter.sources.sql import node_span
 
@@ -45,8 +46,6 @@ class SqlCollectListAggregation(SqlRule):
         span = node_span(node)
         text = self.ctx.unit.text
         name = text[span[0]:text.find("(", span[0])].strip() if span else "collect_list"
-        self.ctx.report(self, node, f"`{name}` builds an in-memory array per "
-                        "group; a hot key makes one task hold all of its rows",
-                        help="aggregate what you need (count, sum, approx_count_distinct, max_by) or keep the rows")
+        self.ctx.report(self, node, f"`{name}` builds an in-memory array per group; {HOT_KEY}", help=ADVICE)
 
     visit_ArrayAgg = visit_ArrayUniqueAgg = _report
