@@ -1,14 +1,32 @@
-"""Lint physical plans: `sparkcheck plan FILE|DIR|-` (explain text in any mode)."""
+"""Lint physical plans: `sparkcheck plan FILE|DIR|-` (explain text in any mode, event logs, a History Server).
+
+Every input becomes `PlanInput`s (a plan tree, its optimized logical plan when
+the text has one, a label and the Python call site when the input knows it),
+and every enabled plan rule visits every node of each. A finding is placed at
+the node's line in the input; when the SQL execution's call site names a Python
+file that exists here (`collect at /home/me/job.py:16`), the same finding is
+also placed at that file and line, so a pull request shows it on the source.
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from typing import Iterable, Optional
 
 from linter import registry
 from linter.diagnostics import Finding, Location
-from linter.sources.plan import parse_plans
+from linter.sources.plan import PlanNode, parse_plans
 
 PLAN_EXTENSIONS = (".txt", ".plan", ".log", ".explain")
+
+
+@dataclass
+class PlanInput:
+    root: PlanNode
+    logical: Optional[PlanNode] = None
+    prefix: str = ""  # "SQL execution 3 (collect at job.py:16): " for event logs
+    call_site: Optional[tuple[str, int]] = None  # (Python file, line) that ran the query
 
 
 class PlanContext:
@@ -17,24 +35,58 @@ class PlanContext:
         self.lines = lines
         self.settings = settings
         self.findings: list[Finding] = []
-        self.prefix = ""  # "SQL execution 3 (collect at job.py:16): " for event logs
+        self.current = PlanInput(PlanNode("", "", 0))
+
+    @property
+    def logical(self) -> Optional[PlanNode]:
+        return self.current.logical
 
     def report(self, rule, node, message: str, help=None) -> None:
-        message = self.prefix + message
+        message = self.current.prefix + message
         line = self.lines[node.line - 1] if 0 < node.line <= len(self.lines) else node.text
         loc = Location(node.line, node.column)
         end = Location(node.line, node.column + len(node.text))
         self.findings.append(Finding(rule.code, rule.name, message, rule.severity, self.path, loc, end,
                                      help=help, noqa_row=node.line, source_line=line,
                                      context=[(node.line, line)]))
+        source = _source_line(self.current.call_site)
+        if source is not None:
+            path, row, text = source
+            column = len(text) - len(text.lstrip()) + 1
+            self.findings.append(Finding(
+                rule.code, rule.name, f"{message} (plan node `{node.name}` in {self.path}:{node.line})",
+                rule.severity, path, Location(row, column), Location(row, max(column + 1, len(text.rstrip()) + 1)),
+                help=help, noqa_row=row, source_line=text, context=[(row, text)]))
 
 
-def _run(ctx: PlanContext, roots) -> list[Finding]:
+def _source_line(call_site) -> Optional[tuple[str, int, str]]:
+    """(path as the user would write it, row, text) of a call site that is a readable Python file here."""
+    if call_site is None:
+        return None
+    path, row = call_site
+    if not path.endswith(".py") or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for number, text in enumerate(f, start=1):
+                if number == row:
+                    shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+                    return shown, row, text.rstrip("\r\n")
+    except OSError:
+        return None
+    return None
+
+
+def _run(ctx: PlanContext, inputs: Iterable[PlanInput]) -> list[Finding]:
     codes = ctx.settings.codes_for(ctx.path)
     instances = [r(ctx) for r in registry.all_rules() if r.kind == "plan" and r.code in codes]
-    for prefix, root in roots:
-        ctx.prefix = prefix
-        for node in root.walk():
+    for item in inputs:
+        ctx.current = item
+        for rule in instances:
+            start = getattr(rule, "start_plan", None)
+            if start is not None:
+                start(item.root)
+        for node in item.root.walk():
             for rule in instances:
                 method = getattr(rule, f"visit_{node.name}", None)
                 if method is not None:
@@ -44,7 +96,17 @@ def _run(ctx: PlanContext, roots) -> list[Finding]:
 
 def check_plan_text(path: str, text: str, settings) -> list[Finding]:
     ctx = PlanContext(path, text.splitlines(), settings)
-    return _run(ctx, (("", plan.root) for plan in parse_plans(text)))
+    return _run(ctx, (PlanInput(plan.root, plan.logical) for plan in parse_plans(text)))
+
+
+def event_log_inputs(plans) -> list[PlanInput]:
+    inputs = []
+    for plan in plans:
+        label = f" ({plan.description.splitlines()[0]})" if plan.description else ""
+        site = plan.call_site
+        inputs.append(PlanInput(plan.root, None, f"SQL execution {plan.execution}{label}: ",
+                                (site[1], site[2]) if site else None))
+    return inputs
 
 
 def check_event_log(path: str, settings) -> list[Finding]:
@@ -52,11 +114,7 @@ def check_event_log(path: str, settings) -> list[Finding]:
     from linter.sources.eventlog import sql_plans
 
     ctx = PlanContext(path, [], settings)
-    roots = []
-    for plan in sql_plans(path):
-        label = f" ({plan.description})" if plan.description else ""
-        roots.append((f"SQL execution {plan.execution}{label}: ", plan.root))
-    return _run(ctx, roots)
+    return _run(ctx, event_log_inputs(sql_plans(path)))
 
 
 def plan_files(paths: list[str]) -> list[str]:
@@ -67,7 +125,10 @@ def plan_files(paths: list[str]) -> list[str]:
         if os.path.isdir(path) and is_event_log(path):
             out.append(path)  # a rolling event log directory is one log
         elif os.path.isdir(path):
-            for base, _, names in sorted(os.walk(path)):
+            for base, dirs, names in os.walk(path):
+                rolling = sorted(d for d in dirs if is_event_log(os.path.join(base, d)))
+                out.extend(os.path.join(base, d) for d in rolling)  # read whole, not part by part
+                dirs[:] = sorted(d for d in dirs if d not in rolling)
                 out.extend(os.path.join(base, n) for n in sorted(names)
                            if n.lower().endswith(PLAN_EXTENSIONS) or is_event_log(os.path.join(base, n)))
         else:

@@ -1,45 +1,14 @@
 import re
 
+from checks.plan._plan import clean, columns_of, conjuncts, partition_columns, scan_below
 from linter.registry import Invalid, PlanRule, Valid
 from linter.sources.plan import truncated
 
-_THROUGH = {"Project", "Filter", "BatchEvalPython", "ArrowEvalPython", "DeserializeToObject"}
 _PLAN = """== Physical Plan ==
 *(1) Project [o_custkey#36]
 +- *(1) Filter (isnotnull(o_orderpriority#40) AND (upper(o_orderstatus#37) = F))
    +- FileScan parquet [o_custkey#36,o_orderstatus#37,o_orderpriority#40] Batched: true, DataFilters: [isnotnull(o_orderpriority#40), (upper(o_orderstatus#37) = F)], Format: Parquet, PartitionFilters: [], PushedFilters: [IsNotNull(o_orderpriority)], ReadSchema: struct<o_custkey:int,o_orderstatus:string,o_orderpriority:string>
 """
-
-
-def _conjuncts(condition: str) -> list[str]:
-    """The AND parts of a condition, nested ANDs flattened."""
-    text = condition.strip()
-    while text.startswith("(") and _closes_at_end(text):
-        text = text[1:-1].strip()
-    parts, depth, last = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and text.startswith(" AND ", i):
-            parts.append(text[last:i])
-            last = i + 5
-    parts.append(text[last:])
-    parts = [p.strip() for p in parts if p.strip()]
-    if len(parts) == 1:
-        return parts
-    return [c for p in parts for c in _conjuncts(p)]
-
-
-def _closes_at_end(text: str) -> bool:
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and i < len(text) - 1:
-            return False
-    return True
-
-
-def _columns(text: str) -> set:
-    return set(re.findall(r"([A-Za-z_]\w*)#\d+", text))
 
 
 def _reason(conjunct: str) -> str:
@@ -104,16 +73,15 @@ class FilterNotPushed(PlanRule):
         condition = node.attrs.get("Condition", "")
         if not condition or truncated(condition):
             return
-        scan = node.children[0] if node.children else None
-        while scan is not None and scan.name in _THROUGH:
-            scan = scan.children[0] if scan.children else None
+        scan = scan_below(node)
         if scan is None or scan.name != "FileScan" or "PushedFilters" not in scan.attrs:
             return
         pushed = scan.attrs["PushedFilters"]
         if truncated(pushed):
             return
         pushed_columns = {c.lower() for c in re.findall(r"\(([A-Za-z_]\w*)", pushed)}
-        for conjunct in _conjuncts(condition):
+        partitions = partition_columns(scan)
+        for conjunct in conjuncts(condition):
             if conjunct.lower().startswith("isnotnull("):
                 continue  # null checks Spark adds itself
             if "$Lambda" in conjunct:
@@ -121,13 +89,11 @@ class FilterNotPushed(PlanRule):
                                 f"{scan.fmt or 'file'} scan: {_reason(conjunct)}",
                                 help="express the condition with Column expressions so the scan can skip data")
                 continue
-            columns = {c.lower() for c in _columns(conjunct)}
+            columns = columns_of(conjunct)
+            if columns and columns <= partitions:
+                continue  # a condition on partition columns is SPK611's
             if "pythonudf0" in conjunct.lower() or any(c.startswith("pythonudf") for c in columns):
                 columns = {"pythonudf"}
             if columns and not columns <= pushed_columns or (columns and re.search(r"\b[a-z_]+\(", conjunct)):
-                self.ctx.report(self, node, f"`{_clean(conjunct)}` is not pushed to the {scan.fmt or 'file'} scan: "
+                self.ctx.report(self, node, f"`{clean(conjunct)}` is not pushed to the {scan.fmt or 'file'} scan: "
                                 f"{_reason(conjunct)}", help="filter on the column itself so the scan can skip data")
-
-
-def _clean(text: str) -> str:
-    return re.sub(r"#\d+L?", "", text)

@@ -81,22 +81,39 @@ def files_of(path: str) -> list[str]:
     return [os.path.join(path, n) for n in sorted(names, key=index)]
 
 
-def events(path: str) -> Iterator[tuple[int, dict]]:
-    """(line number, event) for every whole event of the log, in order."""
+def _lines(path: str) -> Iterator[tuple[int, str]]:
     number = 0
     for file in files_of(path):
         with _open(file) as stream:
             try:
                 for line in stream:
                     number += 1
-                    if not line.strip():
-                        continue
-                    try:
-                        yield number, json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a line cut off (a log still being written, or truncated)
+                    yield number, line
             except (EOFError, OSError):
                 return  # a compressed file cut off: everything before it was read
+
+
+def events(path: str, wanted: Optional[frozenset] = None) -> Iterator[tuple[int, dict]]:
+    """(line number, event) for every whole event of the log, in order.
+
+    With `wanted` (short event names), other events are skipped before they are
+    decoded: Spark writes `{"Event":"Name",` first, so the name is read from
+    the line's start.
+    """
+    for number, line in _lines(path):
+        if wanted is not None and line.startswith('{"Event":"'):
+            end = line.find('"', 10)
+            if line[10:end].rsplit(".", 1)[-1] not in wanted:
+                continue
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut off (a log still being written, or truncated)
+
+
+_CALL_SITE = re.compile(r"^\s*(\w+) at (.+?):(\d+)\s*$")
 
 
 @dataclass
@@ -106,14 +123,39 @@ class SqlPlan:
     root: PlanNode
     line: int  # where the event that carried the plan is in the log
 
+    @property
+    def call_site(self) -> Optional[tuple[str, str, int]]:
+        """(action, file, line) from a description like `collect at /home/me/job.py:16`."""
+        m = _CALL_SITE.match(self.description.splitlines()[0] if self.description else "")
+        return (m.group(1), m.group(2), int(m.group(3))) if m else None
+
+
+_SQL_EVENTS = frozenset({*_PLAN_EVENTS, "SparkListenerTaskEnd", "SparkListenerDriverAccumUpdates"})
+
 
 def sql_plans(path: str) -> list[SqlPlan]:
-    """The newest plan of each SQL execution (AQE updates replace the initial plan)."""
+    """The newest plan of each SQL execution (AQE updates replace the initial plan), with measured metrics.
+
+    A node's metric values are the sums of the accumulator updates that tasks
+    (`SparkListenerTaskEnd`'s Accumulables) and the driver
+    (`SparkListenerDriverAccumUpdates`) report for its accumulator ids. Memory
+    grows with the number of plans and metrics, not with the number of tasks.
+    """
     plans: dict[int, SqlPlan] = {}
     descriptions: dict[int, str] = {}
-    for number, event in events(path):
+    values: dict[int, float] = {}
+    for number, event in events(path, _SQL_EVENTS):
         kind = str(event.get("Event", "")).rsplit(".", 1)[-1]
-        if kind not in _PLAN_EVENTS or "sparkPlanInfo" not in event:
+        if kind == "SparkListenerTaskEnd":
+            for acc in (event.get("Task Info") or {}).get("Accumulables") or ():
+                _add(values, acc.get("ID"), acc.get("Update"), acc.get("Name"))
+            continue
+        if kind == "SparkListenerDriverAccumUpdates":
+            for pair in event.get("accumUpdates") or ():
+                if isinstance(pair, list) and len(pair) == 2:
+                    _add(values, pair[0], pair[1], "")
+            continue
+        if "sparkPlanInfo" not in event:
             continue
         execution = int(event.get("executionId", -1))
         if "description" in event:
@@ -121,16 +163,34 @@ def sql_plans(path: str) -> list[SqlPlan]:
         root = convert(event["sparkPlanInfo"], number)
         if root is not None:
             plans[execution] = SqlPlan(execution, descriptions.get(execution, ""), root, number)
+    for plan in plans.values():
+        for node in plan.root.walk():
+            ids = node.metrics
+            node.metrics = {name: values[acc] for name, acc in ids.items() if acc in values}
     return [plans[k] for k in sorted(plans)]
 
 
+def _add(values: dict, acc, update, name) -> None:
+    if not isinstance(acc, int) or update is None or (name and str(name).startswith("internal.")):
+        return
+    try:
+        values[acc] = values.get(acc, 0.0) + float(update)
+    except (TypeError, ValueError):
+        pass  # a metric rendered as text (an average, a list)
+
+
 def convert(info: dict, line: int, codegen: Optional[int] = None) -> Optional[PlanNode]:
-    """sparkPlanInfo JSON -> PlanNode; WholeStageCodegen and InputAdapter wrappers are folded away."""
+    """sparkPlanInfo JSON -> PlanNode; WholeStageCodegen and InputAdapter wrappers are folded away.
+
+    `metrics` holds the accumulator id of each metric here; sql_plans replaces
+    ids by measured values once the whole log was read. Averages are skipped.
+    """
     name = str(info.get("nodeName", "")).strip()
     children = info.get("children") or []
     m = re.match(r"WholeStageCodegen \((\d+)\)", name)
     if m or name in ("InputAdapter", "ColumnarToRow", "WriteFiles"):
-        stage = int(m.group(1)) if m else codegen
+        # below an InputAdapter, operators are outside the codegen stage above it
+        stage = int(m.group(1)) if m else (None if name == "InputAdapter" else codegen)
         converted = [c for c in (convert(child, line, stage) for child in children) if c is not None]
         if len(converted) == 1:
             return converted[0]
@@ -148,6 +208,9 @@ def convert(info: dict, line: int, codegen: Optional[int] = None) -> Optional[Pl
     _inline_fields(node)
     for key, value in (info.get("metadata") or {}).items():
         node.attrs[key] = str(value)
+    for metric in info.get("metrics") or ():
+        if metric.get("metricType") != "average" and isinstance(metric.get("accumulatorId"), int):
+            node.metrics[str(metric.get("name"))] = metric["accumulatorId"]
     for child in children:
         converted = convert(child, line, codegen)
         if converted is not None:

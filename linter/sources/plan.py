@@ -5,7 +5,16 @@ the extended mode, the formatted mode (tree plus numbered node details), AQE's
 ``AdaptiveSparkPlan`` with its ``== Final Plan ==`` / ``== Initial Plan ==``
 sections, and several plans in one text (a log pasted in). Values cut short
 with ``...`` are kept as they are and count as unknown, never as evidence.
-Event logs and the History Server are not read yet (issue 6 goes on).
+
+AQE: an ``AdaptiveSparkPlan`` whose text holds both a ``== Final Plan ==`` and an
+``== Initial Plan ==`` keeps the final plan (what ran) as its child and the
+initial one in ``initial``; rules walk only what ran. Sizes written by Spark,
+``Statistics(sizeInBytes=1562.5 KiB, ...)`` on AQE query stages and on the
+``cost`` mode's logical plan, become bytes; the optimized logical plan of the
+``cost`` mode is kept beside its physical plan (``Plan.logical``) so a rule can
+read the estimated size of a join's sides. Event logs and the History Server
+(linter/sources/eventlog.py, linter/sources/history.py) fill ``metrics`` with
+measured values.
 """
 
 from __future__ import annotations
@@ -15,13 +24,32 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 _TREE_LINE = re.compile(r"^(?P<prefix>(?:[ :|]*?[+:]- )?[ ]*)(?P<body>[^ :|+].*)$")
-_CODEGEN = re.compile(r"^\*\((\d+)\) ")
+_CODEGEN = re.compile(r"^\*(?:\((\d+)\))? ")  # `*(3) Sort` (simple mode), `* Sort (7)` (formatted)
 _NAME = re.compile(r"^([A-Z][A-Za-z]*)(?:\s+(parquet|orc|csv|json|text|avro|delta|iceberg))?\b")
 _FORMATTED_ID = re.compile(r"\((\d+)\)\s*$")
 _DETAIL_HEADER = re.compile(r"^\((\d+)\) (\S.*?)\s*$")
 _FIELD = re.compile(r"(PushedFilters|DataFilters|PartitionFilters|ReadSchema|Format|Location|"
                     r"RuntimeFilters|Batched): ")
 _SECTION = re.compile(r"^== (.+?) ==\s*$")
+_STATISTICS = re.compile(r"Statistics\(sizeInBytes=([^,)]+)")
+_SIZE = re.compile(r"^\s*([0-9.]+(?:E[+-]?\d+)?)\s*(B|KiB|MiB|GiB|TiB|PiB|EiB)?\s*$", re.I)
+_UNITS = {"b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40, "pib": 1 << 50, "eib": 1 << 60}
+
+
+def parse_size(text: str) -> Optional[float]:
+    """Bytes from Spark's rendering of a size (`1562.5 KiB`, `8.0 EiB`, `160`); None when it is not one."""
+    m = _SIZE.match(text or "")
+    if not m:
+        return None
+    return float(m.group(1)) * _UNITS[(m.group(2) or "B").lower()]
+
+
+def format_size(size: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} TiB"
 
 
 @dataclass
@@ -35,7 +63,10 @@ class PlanNode:
     attrs: dict = field(default_factory=dict)  # PushedFilters, DataFilters, Condition, Arguments ...
     children: list = field(default_factory=list)
     parent: Optional["PlanNode"] = None
-
+    size: Optional[float] = None  # bytes, from `Statistics(sizeInBytes=...)` written on the node
+    metrics: dict = field(default_factory=dict)  # measured: "data size" -> bytes, "number of output rows" ...
+    initial: Optional["PlanNode"] = None  # AdaptiveSparkPlan: the initial plan, when the final one is the child
+    section: str = ""  # "Final Plan" / "Initial Plan" for the trees under an AdaptiveSparkPlan
     def walk(self):
         stack = [self]
         while stack:
@@ -51,17 +82,30 @@ class PlanNode:
         return rest.strip()
 
 
+    def descendants(self, through) -> "PlanNode":
+        """The first node below this one, following single children whose name is in `through`."""
+        node = self.children[0] if self.children else None
+        while node is not None and node.name in through and len(node.children) == 1:
+            node = node.children[0]
+        return node
+
+
 @dataclass
 class Plan:
     root: PlanNode
     section: str  # "Physical Plan", "Final Plan", "Initial Plan", or "" for a bare tree
     line: int
+    logical: Optional[PlanNode] = None  # the cost mode's optimized logical plan, with Statistics
 
 
 def _parse_tree(lines: list[tuple[int, str]]) -> Optional[PlanNode]:
     root: Optional[PlanNode] = None
     stack: list[tuple[int, PlanNode]] = []
+    section = ""
     for number, raw in lines:
+        if _SECTION.match(raw.strip(" :|+-")):
+            section = _SECTION.match(raw.strip(" :|+-")).group(1)  # `+- == Final Plan ==` inside an AQE tree
+            continue
         m = _TREE_LINE.match(raw)
         if not m:
             continue
@@ -70,7 +114,7 @@ def _parse_tree(lines: list[tuple[int, str]]) -> Optional[PlanNode]:
         codegen, shift = None, 0
         cg = _CODEGEN.match(body)
         if cg:
-            codegen = int(cg.group(1))
+            codegen = int(cg.group(1)) if cg.group(1) else 0  # 0: in whole-stage codegen, stage not written
             body = body[cg.end():]
             shift = cg.end()
         name = _NAME.match(body)
@@ -80,6 +124,8 @@ def _parse_tree(lines: list[tuple[int, str]]) -> Optional[PlanNode]:
         _inline_fields(node)
         while stack and stack[-1][0] >= column:
             stack.pop()
+        if section and stack and stack[-1][1].name == "AdaptiveSparkPlan":
+            node.section, section = section, ""
         if stack:
             node.parent = stack[-1][1]
             stack[-1][1].children.append(node)
@@ -88,7 +134,21 @@ def _parse_tree(lines: list[tuple[int, str]]) -> Optional[PlanNode]:
         else:
             break  # a second tree: the caller splits plans before
         stack.append((column, node))
+    if root is not None:
+        for node in list(root.walk()):
+            _choose_final(node)
     return root
+
+
+def _choose_final(node: PlanNode) -> None:
+    """An AdaptiveSparkPlan printed with its final and initial plans keeps the final one as its child."""
+    if node.name != "AdaptiveSparkPlan" or len(node.children) < 2:
+        return
+    final = next((c for c in node.children if c.section == "Final Plan"), None)
+    initial = next((c for c in node.children if c.section == "Initial Plan"), None)
+    if final is not None:
+        node.children = [final]
+        node.initial = initial
 
 
 def _inline_fields(node: PlanNode) -> None:
@@ -100,6 +160,9 @@ def _inline_fields(node: PlanNode) -> None:
         node.attrs[m.group(1)] = text[m.end():end].rstrip(", ").strip()
     if node.name == "Filter" and "Condition" not in node.attrs:
         node.attrs["Condition"] = node.args
+    stats = _STATISTICS.search(text)
+    if stats:
+        node.size = parse_size(stats.group(1))
 
 
 _DETAIL_FIELD = re.compile(r"^[A-Z][\w ]*(?:\[\d+\])?\s*:")
@@ -124,6 +187,9 @@ def _details(lines: list[tuple[int, str]]) -> dict[int, dict]:
         m = _DETAIL_HEADER.match(raw)
         if m:
             current = out.setdefault(int(m.group(1)), {})
+            codegen = re.search(r"\[codegen id : (\d+)\]", m.group(2))
+            if codegen:
+                current["_codegen"] = int(codegen.group(1))
             continue
         if current is not None and ":" in raw and raw.strip():
             key, value = raw.split(":", 1)
@@ -138,6 +204,7 @@ def parse_plans(text: str) -> list[Plan]:
     plans: list[Plan] = []
     i = 0
     current_section = ""
+    logical: Optional[PlanNode] = None
     while i < len(lines):
         raw = lines[i]
         section = _SECTION.match(raw.strip())
@@ -145,36 +212,51 @@ def parse_plans(text: str) -> list[Plan]:
             current_section = section.group(1)
             i += 1
             continue
-        if current_section.endswith("Logical Plan") or current_section == "Analyzed Logical Plan":
+        m = _TREE_LINE.match(raw)
+        if current_section.endswith("Logical Plan"):
+            if current_section == "Optimized Logical Plan" and m and not m.group("prefix") and "Statistics(" in raw:
+                block, j = _tree_block(lines, i)
+                logical = _parse_tree(block)
+                i = j
+                continue
             i += 1
             continue
-        m = _TREE_LINE.match(raw)
         if m and not m.group("prefix") and _NAME.match(_CODEGEN.sub("", m.group("body"))) and \
                 not _DETAIL_HEADER.match(raw):
-            block = [(i + 1, raw)]
-            j = i + 1
-            while j < len(lines) and lines[j].strip() and _TREE_LINE.match(lines[j]) and \
-                    lines[j][:1] in (" ", ":", "+", "|") and not _SECTION.match(lines[j].strip()):
-                block.append((j + 1, lines[j]))
-                j += 1
+            block, j = _tree_block(lines, i)
             root = _parse_tree(block)
             if root is not None:
                 if _FORMATTED_ID.search(root.text):
                     details_end = _details_end(lines, j)
                     _attach(root, _details(list(enumerate(lines[j:details_end], start=j + 1))))
                     j = details_end
-                plans.append(Plan(root, current_section, i + 1))
+                plans.append(Plan(root, current_section, i + 1, logical))
+                logical = None
             i = j
             continue
         i += 1
     return plans
 
 
+def _tree_block(lines: list[str], i: int) -> tuple[list[tuple[int, str]], int]:
+    """The lines of the tree starting at line index i (AQE's `+- == Final Plan ==` markers included)."""
+    block = [(i + 1, lines[i])]
+    j = i + 1
+    while j < len(lines) and lines[j].strip() and _TREE_LINE.match(lines[j]) and \
+            lines[j][:1] in (" ", ":", "+", "|") and not _SECTION.match(lines[j].strip()):
+        block.append((j + 1, lines[j]))
+        j += 1
+    return block, j
+
+
 def _attach(root: PlanNode, details: dict[int, dict]) -> None:
     for node in root.walk():
         m = _FORMATTED_ID.search(node.text)
         if m and int(m.group(1)) in details:
-            node.attrs.update(details[int(m.group(1))])
+            detail = details[int(m.group(1))]
+            node.attrs.update((k, v) for k, v in detail.items() if k != "_codegen")
+            if "_codegen" in detail:
+                node.codegen = detail["_codegen"]
             if node.name == "Scan":
                 node.name = "FileScan"
 
