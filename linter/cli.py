@@ -437,7 +437,7 @@ def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
 
 def run_plan(args) -> int:
     from linter.config import Resolver
-    from linter.plans import check_event_log, check_plan_text, plan_files
+    from linter.plans import check_event_log, check_history, check_plan_text, plan_files
     from linter.sources.eventlog import is_event_log
     from linter.report import ReportOptions, render
 
@@ -453,7 +453,15 @@ def run_plan(args) -> int:
         text = sys.stdin.read()
         findings = check_plan_text("-", text, resolver.for_path(os.getcwd()))
     else:
-        for path in plan_files(paths):
+        from linter.sources import history
+
+        urls = [p for p in paths if history.is_url(p)]
+        for url in urls:
+            base, apps = history.applications(url)
+            for app in apps:
+                findings.extend(check_history(f"{base}/history/{app}", history.sql_plans(base, app),
+                                              resolver.for_path(os.getcwd())))
+        for path in plan_files([p for p in paths if p not in urls]):
             if not os.path.exists(path):
                 raise UsageError(f"{path}: no such file or directory")
             if is_event_log(path):

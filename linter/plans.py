@@ -117,6 +117,12 @@ def check_event_log(path: str, settings) -> list[Finding]:
     return _run(ctx, event_log_inputs(sql_plans(path)))
 
 
+def check_history(where: str, plans, settings) -> list[Finding]:
+    """SQL executions read from a History Server; findings are placed at the application's URL."""
+    ctx = PlanContext(where, [], settings)
+    return _run(ctx, event_log_inputs(plans))
+
+
 def plan_files(paths: list[str]) -> list[str]:
     from linter.sources.eventlog import is_event_log
 

@@ -69,6 +69,11 @@ class CodegenBreak(PlanRule):
     def visit(self, node) -> None:
         if not self.marked or node.codegen is not None or node.name not in _USUALLY_INSIDE:
             return
+        scope = node.parent
+        while scope is not None and scope.name != "AdaptiveSparkPlan":
+            scope = scope.parent
+        if scope is not None and "isFinalPlan=false" in scope.text:
+            return  # a plan AQE has not prepared yet (a subquery that did not run): no markers to expect
         if any(child.name in _INTERPRETED_SOURCES for child in node.children):
             return
         if node.name == "Sort" and node.parent is not None and node.parent.name in ("SortAggregate", "Window"):

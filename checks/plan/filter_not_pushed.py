@@ -1,6 +1,6 @@
 import re
 
-from checks.plan._plan import clean, columns_of, conjuncts, partition_columns, scan_below
+from checks.plan._plan import clean, columns_of, conjuncts, partition_columns, scan_below, scan_columns
 from linter.registry import Invalid, PlanRule, Valid
 from linter.sources.plan import truncated
 
@@ -81,6 +81,7 @@ class FilterNotPushed(PlanRule):
             return
         pushed_columns = {c.lower() for c in re.findall(r"\(([A-Za-z_]\w*)", pushed)}
         partitions = partition_columns(scan)
+        output = {c.lower() for c in scan_columns(scan) or ()}
         for conjunct in conjuncts(condition):
             if conjunct.lower().startswith("isnotnull("):
                 continue  # null checks Spark adds itself
@@ -89,11 +90,17 @@ class FilterNotPushed(PlanRule):
                                 f"{scan.fmt or 'file'} scan: {_reason(conjunct)}",
                                 help="express the condition with Column expressions so the scan can skip data")
                 continue
+            if scan.fmt == "text" and conjunct.startswith("length(trim(value"):
+                continue  # Spark's own job that infers a CSV schema skips blank lines
+            if re.search(r"\bSubquery\b|scalar-subquery", conjunct):
+                continue  # compared with a subquery's result: no source can take it at planning time
             columns = columns_of(conjunct)
             if columns and columns <= partitions:
                 continue  # a condition on partition columns is SPK611's
             if "pythonudf0" in conjunct.lower() or any(c.startswith("pythonudf") for c in columns):
                 columns = {"pythonudf"}
+            elif output:
+                columns &= output  # string literals print without quotes: `p_brand#5 = Brand#23`
             if columns and not columns <= pushed_columns or (columns and re.search(r"\b[a-z_]+\(", conjunct)):
                 self.ctx.report(self, node, f"`{clean(conjunct)}` is not pushed to the {scan.fmt or 'file'} scan: "
                                 f"{_reason(conjunct)}", help="filter on the column itself so the scan can skip data")

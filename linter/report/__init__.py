@@ -28,7 +28,9 @@ def applicable(finding, options: ReportOptions) -> bool:
 
 
 def relative(path: str, options: ReportOptions) -> str:
-    """A path relative to the working directory, with forward slashes, no ``./``."""
+    """A path relative to the working directory, with forward slashes, no ``./``; URLs as they are."""
+    if "://" in path:
+        return path  # a History Server application
     absolute = os.path.abspath(path)
     rel = os.path.relpath(absolute, options.cwd)
     if rel.startswith(".."):
@@ -44,7 +46,9 @@ def relative(path: str, options: ReportOptions) -> str:
 
 
 def shown_path(path: str, options: ReportOptions) -> str:
-    """For people: relative to the working directory when inside it, else absolute."""
+    """For people: relative to the working directory when inside it, else absolute; URLs as they are."""
+    if "://" in path:
+        return path
     absolute = os.path.abspath(path)
     rel = os.path.relpath(absolute, options.cwd)
     if rel.startswith(".."):

@@ -211,6 +211,8 @@ def convert(info: dict, line: int, codegen: Optional[int] = None) -> Optional[Pl
     for metric in info.get("metrics") or ():
         if metric.get("metricType") != "average" and isinstance(metric.get("accumulatorId"), int):
             node.metrics[str(metric.get("name"))] = metric["accumulatorId"]
+    if name == "EmptyRelation":
+        return node  # AQE proved the branch empty; what it prints below is a logical plan
     for child in children:
         converted = convert(child, line, codegen)
         if converted is not None:

@@ -122,10 +122,17 @@ def _parse_tree(lines: list[tuple[int, str]]) -> Optional[PlanNode]:
             continue
         node = PlanNode(name.group(1), body.rstrip(), number, column + shift + 1, codegen, name.group(2))
         _inline_fields(node)
-        while stack and stack[-1][0] >= column:
-            stack.pop()
-        if section and stack and stack[-1][1].name == "AdaptiveSparkPlan":
+        adaptive = next((k for k in range(len(stack) - 1, -1, -1)
+                         if stack[k][1].name == "AdaptiveSparkPlan" and stack[k][0] <= column), None) \
+            if section else None
+        if adaptive is not None:
+            # The tree under a marker belongs to the AdaptiveSparkPlan above it, even where Spark
+            # prints it at the same column (AQE plans of subqueries lose their indentation).
+            del stack[adaptive + 1:]
             node.section, section = section, ""
+        else:
+            while stack and stack[-1][0] >= column:
+                stack.pop()
         if stack:
             node.parent = stack[-1][1]
             stack[-1][1].children.append(node)
