@@ -110,6 +110,21 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--exit-zero", action="store_true")
     plan.add_argument("--preview", action="store_true", default=None)
 
+    capture = sub.add_parser("capture", help="run a PySpark job with event logging and check the plans it ran",
+                             usage="sparkcheck capture [options] -- python job.py [ARGS ...]")
+    for flag in ("--output-format",):
+        capture.add_argument(flag, choices=FORMATS, default=None, metavar="FORMAT")
+    capture.add_argument("-o", "--output-file", metavar="FILE")
+    capture.add_argument("--select", action=_extend("select"))
+    capture.add_argument("--ignore", action=_extend("ignore"))
+    capture.add_argument("--extend-select", action=_extend("extend_select"))
+    capture.add_argument("--config", action="append", default=[], metavar="PATH|KEY=VALUE")
+    capture.add_argument("--exit-zero", action="store_true")
+    capture.add_argument("--preview", action="store_true", default=None)
+    capture.add_argument("--event-log-dir", metavar="DIR",
+                         help="keep the run's event log here (default: a temporary directory, removed afterwards)")
+    capture.add_argument("job", nargs=argparse.REMAINDER, help="the command that runs the job, after `--`")
+
     rule = sub.add_parser("rule", help="print a rule's manual")
     rule.add_argument("selector", nargs="?", help="code or name, e.g. SPK101")
     rule.add_argument("--all", action="store_true", help="every rule's manual")
@@ -128,7 +143,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()
-        if argv and argv[0] not in ("check", "plan", "rule", "rules", "init") and not argv[0].startswith("-"):
+        if argv and argv[0] not in ("check", "plan", "capture", "rule", "rules", "init") and not argv[0].startswith("-"):
             # Like ruff, the default command is check: `sparkcheck src/`.
             argv = ["check", *argv]
         args = parser.parse_args(argv)
@@ -139,6 +154,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             return run_check(args)
         if args.command == "plan":
             return run_plan(args)
+        if args.command == "capture":
+            from linter.capture import run_capture
+
+            return run_capture(args)
         if args.command == "rule":
             return run_rule(args)
         if args.command == "rules":
@@ -435,18 +454,29 @@ def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 
-def run_plan(args) -> int:
+def plan_resolver(args):
+    """Settings for the plan-reading commands (no file selection or fix options)."""
     from linter.config import Resolver
-    from linter.plans import check_event_log, check_history, check_plan_text, plan_files
-    from linter.sources.eventlog import is_event_log
-    from linter.report import ReportOptions, render
 
     for flag in ("fixable", "unfixable", "exclude", "extend_exclude", "force_exclude", "respect_gitignore",
                  "target_spark"):
         setattr(args, flag, None)
     overrides, config_file = _overrides(args)
-    resolver = Resolver(overrides, config_file)
-    fmt = args.output_format or "full"
+    return Resolver(overrides, config_file)
+
+
+def emit_plan_findings(findings, args) -> int:
+    from linter.report import ReportOptions, render
+
+    _emit(render(args.output_format or "full", findings, ReportOptions()), args.output_file)
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def run_plan(args) -> int:
+    from linter.plans import check_event_log, check_history, check_plan_text, plan_files
+    from linter.sources.eventlog import is_event_log
+
+    resolver = plan_resolver(args)
     paths = args.paths or ["-"]
     findings = []
     if paths == ["-"]:
@@ -469,8 +499,7 @@ def run_plan(args) -> int:
                 continue
             with open(path, encoding="utf-8", errors="replace") as f:
                 findings.extend(check_plan_text(path, f.read(), resolver.for_path(path)))
-    _emit(render(fmt, findings, ReportOptions()), args.output_file)
-    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+    return emit_plan_findings(findings, args)
 
 
 def run_rule(args) -> int:

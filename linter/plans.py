@@ -30,7 +30,8 @@ class PlanInput:
 
 
 class PlanContext:
-    def __init__(self, path: str, lines: list[str], settings):
+    def __init__(self, path: str, lines: list[str], settings, source_only: bool = False):
+        self.source_only = source_only  # with a call site in a Python file, report only there (capture)
         self.path = path
         self.lines = lines
         self.settings = settings
@@ -43,18 +44,20 @@ class PlanContext:
 
     def report(self, rule, node, message: str, help=None) -> None:
         message = self.current.prefix + message
-        line = self.lines[node.line - 1] if 0 < node.line <= len(self.lines) else node.text
-        loc = Location(node.line, node.column)
-        end = Location(node.line, node.column + len(node.text))
-        self.findings.append(Finding(rule.code, rule.name, message, rule.severity, self.path, loc, end,
-                                     help=help, noqa_row=node.line, source_line=line,
-                                     context=[(node.line, line)]))
         source = _source_line(self.current.call_site)
+        if source is None or not self.source_only:
+            line = self.lines[node.line - 1] if 0 < node.line <= len(self.lines) else node.text
+            loc = Location(node.line, node.column)
+            end = Location(node.line, node.column + len(node.text))
+            self.findings.append(Finding(rule.code, rule.name, message, rule.severity, self.path, loc, end,
+                                         help=help, noqa_row=node.line, source_line=line,
+                                         context=[(node.line, line)]))
         if source is not None:
             path, row, text = source
             column = len(text) - len(text.lstrip()) + 1
+            where = "" if self.source_only else f" in {self.path}:{node.line}"
             self.findings.append(Finding(
-                rule.code, rule.name, f"{message} (plan node `{node.name}` in {self.path}:{node.line})",
+                rule.code, rule.name, f"{message} (plan node `{node.name}`{where})",
                 rule.severity, path, Location(row, column), Location(row, max(column + 1, len(text.rstrip()) + 1)),
                 help=help, noqa_row=row, source_line=text, context=[(row, text)]))
 
@@ -109,11 +112,11 @@ def event_log_inputs(plans) -> list[PlanInput]:
     return inputs
 
 
-def check_event_log(path: str, settings) -> list[Finding]:
-    """The newest plan of every SQL execution in the log, reported at its event's line."""
+def check_event_log(path: str, settings, source_only: bool = False) -> list[Finding]:
+    """The newest plan of every SQL execution in the log, reported at its event's line (and call site)."""
     from linter.sources.eventlog import sql_plans
 
-    ctx = PlanContext(path, [], settings)
+    ctx = PlanContext(path, [], settings, source_only)
     return _run(ctx, event_log_inputs(sql_plans(path)))
 
 

@@ -20,7 +20,7 @@ MARKER = re.compile(r"(?:#|--)\s*expect:\s*(SPK\d{3}(?:\s*,\s*SPK\d{3})*)")
 def _files():
     for base, _, names in os.walk(FIXTURES):
         for name in sorted(names):
-            if name.endswith((".py", ".ipynb", ".sql")) or (name.endswith(".txt") and base.endswith("plans")):
+            if name.endswith((".py", ".ipynb", ".sql")) or (name.endswith(".txt") and "/plans" in base):
                 yield os.path.join(base, name)
 
 

@@ -38,8 +38,10 @@ def side_shuffle(side: PlanNode) -> tuple[Optional[PlanNode], Optional[PlanNode]
             stage = node
         if node.name == "Exchange":
             return node, stage
-        if node.name in ("ReusedExchange",):
-            return node, stage
+        if node.name == "ReusedExchange":
+            # its measured size is the original's: the event log repeats the original below it
+            original = node.children[0] if node.children and node.children[0].name == "Exchange" else None
+            return (original if original is not None and not node.metrics else node), stage
         if node.name not in _TO_SHUFFLE or len(node.children) != 1:
             return None, None
         node = node.children[0]
@@ -148,3 +150,47 @@ THROUGH_TO_SCAN = {"Project", "Filter", "BatchEvalPython", "ArrowEvalPython", "D
 def scan_below(node: PlanNode) -> Optional[PlanNode]:
     scan = node.descendants(THROUGH_TO_SCAN)
     return scan if scan is not None and scan.name in ("FileScan", "BatchScan") else None
+
+
+def _top_level_lists(text: str) -> list[list[str]]:
+    """`[a(x)#1, b#2], [c#3]` -> [["a(x)#1", "b#2"], ["c#3"]] (brackets and parentheses nest)."""
+    lists, depth, current, item = [], 0, None, ""
+    for ch in text:
+        if ch == "[" and depth == 0:
+            current, item = [], ""
+            depth = 1
+            continue
+        if current is None:
+            continue
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0:
+                current.append(item.strip())
+                lists.append([i for i in current if i])
+                current = None
+                continue
+        if ch == "," and depth == 1:
+            current.append(item.strip())
+            item = ""
+        else:
+            item += ch
+    return lists
+
+
+def expand_python_udfs(conjunct: str, node: PlanNode) -> str:
+    """`pythonUDF0#29 = x` -> `<lambda>(day#8)#28 = x`, from the Python evaluation below `node`."""
+    if "pythonUDF" not in conjunct:
+        return conjunct
+    below = node.children[0] if node.children else None
+    while below is not None:
+        if below.name in ("BatchEvalPython", "ArrowEvalPython"):
+            lists = _top_level_lists(below.text[len(below.name):])
+            if len(lists) >= 2:
+                for call, output in zip(lists[0], lists[1]):
+                    conjunct = conjunct.replace(output, f"({call})")
+        if below.name not in THROUGH_TO_SCAN or not below.children:
+            break
+        below = below.children[0]
+    return conjunct

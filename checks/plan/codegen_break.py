@@ -45,7 +45,7 @@ class CodegenBreak(PlanRule):
        +- *(1) Project [o_custkey#36]
     ```
     Select only the columns you need before wide transformations; look in
-    the driver log for `Found too many fields` or `huge method` warnings.
+    the driver log for codegen warnings (too many fields, huge methods).
 
     ## Fix safety
     No fix: plans are read, not written.

@@ -1,6 +1,7 @@
 import re
 
-from checks.plan._plan import clean, columns_of, conjuncts, partition_columns, scan_below, scan_columns
+from checks.plan._plan import (clean, columns_of, conjuncts, expand_python_udfs, partition_columns, scan_below,
+                               scan_columns)
 from linter.registry import Invalid, PlanRule, Valid
 from linter.sources.plan import truncated
 
@@ -94,7 +95,7 @@ class FilterNotPushed(PlanRule):
                 continue  # Spark's own job that infers a CSV schema skips blank lines
             if re.search(r"\bSubquery\b|scalar-subquery", conjunct):
                 continue  # compared with a subquery's result: no source can take it at planning time
-            columns = columns_of(conjunct)
+            columns = columns_of(expand_python_udfs(conjunct, node)) - {"lambda"}
             if columns and columns <= partitions:
                 continue  # a condition on partition columns is SPK611's
             if "pythonudf0" in conjunct.lower() or any(c.startswith("pythonudf") for c in columns):

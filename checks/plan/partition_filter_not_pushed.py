@@ -1,4 +1,4 @@
-from checks.plan._plan import clean, columns_of, conjuncts, partition_columns, scan_below
+from checks.plan._plan import clean, columns_of, conjuncts, expand_python_udfs, partition_columns, scan_below
 from linter.registry import Invalid, PlanRule, Valid
 from linter.sources.plan import truncated
 
@@ -68,6 +68,7 @@ class PartitionFilterNotPushed(PlanRule):
             return
         pushed_columns = columns_of(pushed)
         for conjunct in conjuncts(condition):
+            conjunct = expand_python_udfs(conjunct, node)
             columns = columns_of(conjunct)
             if conjunct.lower().startswith("isnotnull(") or not columns & partitions:
                 continue

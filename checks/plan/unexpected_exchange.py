@@ -16,7 +16,8 @@ _NARROW = {"Project", "Filter", "Sort", "HashAggregate", "ObjectHashAggregate", 
            "AQEShuffleRead", "CustomShuffleReader", "ShuffleQueryStage", "InputAdapter", "ColumnarToRow"}
 # AQE and columnar wrappers: nothing happens to the rows between two exchanges separated only by these.
 _WRAPPERS = {"AQEShuffleRead", "CustomShuffleReader", "ShuffleQueryStage", "InputAdapter", "ColumnarToRow"}
-_AGGREGATES = ("HashAggregate", "ObjectHashAggregate", "SortAggregate")
+# Into one partition, but only a few rows per task: partial aggregates, or `limit(n)`'s local limits.
+_CHEAP_INTO_ONE = ("HashAggregate", "ObjectHashAggregate", "SortAggregate", "LocalLimit")
 _USER = re.compile(r"\b(REPARTITION\w*|REBALANCE\w*)\b")
 
 
@@ -32,8 +33,9 @@ class UnexpectedExchange(PlanRule):
     `repartition` (`REPARTITION_BY_COL`, `REPARTITION_BY_NUM`) that the planner
     shuffles again on other keys before anything uses its partitioning, two
     shuffles in a row, and exchanges into a single partition
-    (`SinglePartition`, `roundrobinpartitioning(1)`) other than the cheap one
-    that gathers partial aggregates for a global aggregation.
+    (`SinglePartition`, `roundrobinpartitioning(1)`) other than the cheap ones
+    that gather partial aggregates for a global aggregation or the first rows
+    of each partition for a `limit`.
 
     ## Why is this bad?
     Each `Exchange` writes every row to disk and reads it over the network. A
@@ -82,7 +84,7 @@ class UnexpectedExchange(PlanRule):
             below = node.children[0] if node.children else None
             while below is not None and below.name in ("Project", "InputAdapter", "ColumnarToRow") and below.children:
                 below = below.children[0]
-            if below is None or below.name not in _AGGREGATES:
+            if below is None or below.name not in _CHEAP_INTO_ONE:
                 why = "asked for by a repartition(1)" if _USER.search(text) else \
                     "a window without partitionBy, a global sort gathered, or a global limit"
                 self.ctx.report(self, node, f"`Exchange {_partitioning(node)}` moves every row into one partition "

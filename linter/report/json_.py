@@ -23,7 +23,7 @@ def finding_dict(f, options: ReportOptions) -> dict:
         "cell": f.location.cell,
         "code": f.code,
         "end_location": {"row": f.end_location.row, "column": f.end_location.column},
-        "filename": os.path.abspath(f.filename),
+        "filename": f.filename if "://" in f.filename else os.path.abspath(f.filename),
         "fix": fix,
         "help": f.help,
         "location": {"row": f.location.row, "column": f.location.column},

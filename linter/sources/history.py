@@ -99,8 +99,13 @@ def tree(nodes: list, edges: list) -> Optional[PlanNode]:
     has_parent = set()
     for edge in sorted(edges, key=lambda e: (e.get("toId", 0), e.get("fromId", 0))):
         child, parent = made.get(edge.get("fromId")), made.get(edge.get("toId"))
-        if child is None or parent is None or child.parent is not None:
+        if child is None or parent is None:
             continue
+        if child.parent is not None:
+            # A reused exchange: the graph links the original to every user; the tree gets a leaf for it.
+            child = PlanNode("ReusedExchange", f"ReusedExchange {child.text}", 1, 1, None, None,
+                             metrics=dict(child.metrics))
+            made[max(made) + 1 + len(has_parent)] = child
         child.parent = parent
         parent.children.append(child)
         has_parent.add(id(child))

@@ -229,7 +229,7 @@ def parse_plans(text: str) -> list[Plan]:
             i += 1
             continue
         if m and not m.group("prefix") and _NAME.match(_CODEGEN.sub("", m.group("body"))) and \
-                not _DETAIL_HEADER.match(raw):
+                not _DETAIL_HEADER.match(raw) and not raw.startswith("Subquery:"):  # `Subquery:1 Hosting ...`
             block, j = _tree_block(lines, i)
             root = _parse_tree(block)
             if root is not None:

@@ -1,0 +1,68 @@
+"""`sparkcheck capture -- python job.py ARGS`: run a job with event logging, then check every plan it ran.
+
+The user's code is not changed. Event logging is switched on through the
+environment of the job's process: `SPARK_SUBMIT_OPTS` gets
+`-Dspark.eventLog.enabled=true -Dspark.eventLog.dir=file:DIR` appended (Spark
+reads `spark.*` Java system properties into every SparkConf), which reaches
+the JVM whether the job starts it from `python job.py` (pyspark launches
+`spark-submit`) or is itself `spark-submit job.py`. A job that sets
+`spark.eventLog.*` itself wins; then there is nothing to read, and sparkcheck
+says so.
+
+Each SQL execution's call site (`collect at /path/job.py:16`) puts its findings
+on the job's own lines too. Spark Connect (`--remote`) is not supported: its
+plans run, and its event log is written, on the server.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from linter.cli import EXIT_ERROR, UsageError, emit_plan_findings, plan_resolver
+
+
+def run_capture(args) -> int:
+    from linter.plans import check_event_log
+    from linter.sources.eventlog import files_of, is_event_log
+
+    job = list(args.job)
+    if job and job[0] == "--":
+        job = job[1:]
+    if not job:
+        raise UsageError("capture: give the job's command after `--`, e.g. sparkcheck capture -- python job.py")
+    resolver = plan_resolver(args)
+    keep = args.event_log_dir is not None
+    directory = os.path.abspath(args.event_log_dir) if keep else tempfile.mkdtemp(prefix="sparkcheck-capture-")
+    os.makedirs(directory, exist_ok=True)
+    before = set(os.listdir(directory))
+    env = dict(os.environ)
+    options = f"-Dspark.eventLog.enabled=true -Dspark.eventLog.dir=file://{directory}"
+    env["SPARK_SUBMIT_OPTS"] = f"{env.get('SPARK_SUBMIT_OPTS', '')} {options}".strip()
+    try:
+        try:
+            returncode = subprocess.run(job, env=env).returncode
+        except FileNotFoundError:
+            raise UsageError(f"capture: cannot run {job[0]!r}: no such program") from None
+        logs = sorted(os.path.join(directory, n) for n in os.listdir(directory)
+                      if n not in before and is_event_log(os.path.join(directory, n)))
+        logs = [log for log in logs if files_of(log)]
+        findings = []
+        for log in logs:
+            findings.extend(check_event_log(log, resolver.for_path(os.getcwd()), source_only=not keep))
+    finally:
+        if not keep:
+            shutil.rmtree(directory, ignore_errors=True)
+    if not logs:
+        print(f"sparkcheck: the job wrote no event log (exit code {returncode}); did it start a SparkSession, "
+              "or set spark.eventLog.* itself?", file=sys.stderr)
+        return EXIT_ERROR
+    code = emit_plan_findings(findings, args)
+    if returncode != 0:
+        print(f"sparkcheck: the job exited with code {returncode}; its plans up to then were checked",
+              file=sys.stderr)
+        return EXIT_ERROR
+    return code

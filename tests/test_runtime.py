@@ -1,0 +1,186 @@
+"""The runtime step end to end: TPC-H under `sparkcheck capture`, its plans in every mode, a History Server.
+
+Two real runs of fixtures/runtime/tpch_job.py (local Spark, the 22 TPC-H
+queries on ../shared/data/tpch): one with broadcast joins switched off
+(spark.sql.autoBroadcastJoinThreshold=-1), one with Spark's defaults. With
+broadcasts off, the small TPC-H tables are joined by sort-merge joins and
+SPK604 must say so, from measured sizes (event log, History Server), AQE's
+statistics (formatted final plans) and the optimizer's estimates (cost mode);
+with the defaults it must not. The only other finding on TPC-H is q22's
+`substring(c_phone, 1, 2) IN (...)`, which no file source can push down (the
+static SQL rules report the same line: tests/test_tpch.py).
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import ROOT, SHARED_DATA, run_process
+
+pytestmark = pytest.mark.spark
+
+JOB = os.path.join(ROOT, "fixtures", "runtime", "tpch_job.py")
+MODES = ("initial_simple", "initial_extended", "initial_formatted", "initial_cost", "final_simple", "final_formatted")
+# Queries whose joins are all between tables the tiny data set keeps under 10 MiB: every one has a join.
+JOINS = ("q02", "q03", "q05", "q07", "q08", "q09", "q10", "q11", "q12", "q13", "q14", "q16", "q17", "q19", "q21")
+
+
+def _capture(base, threshold):
+    out, logs = base / "plans", base / "logs"
+    env = {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    r = run_process("capture", "--output-format", "json", "--event-log-dir", logs, "--",
+                    sys.executable, JOB, out, threshold, cwd=ROOT, env=env, timeout=600)
+    assert r.code in (0, 1), r.err[-2000:]
+    return json.loads(r.out), out, logs
+
+
+@pytest.fixture(scope="module")
+def no_broadcast(tmp_path_factory):
+    return _capture(tmp_path_factory.mktemp("tpch_off"), "-1")
+
+
+@pytest.fixture(scope="module")
+def defaults(tmp_path_factory):
+    return _capture(tmp_path_factory.mktemp("tpch_default"), "10485760")
+
+
+def _plan_codes(path):
+    r = run_process("plan", path, "--output-format", "json")
+    assert r.code in (0, 1), r.err
+    return json.loads(r.out)
+
+
+def test_capture_reports_broadcastable_joins_at_the_jobs_line(no_broadcast):
+    findings, _, logs = no_broadcast
+    source = [f for f in findings if f["filename"].endswith("tpch_job.py")]
+    assert source and all(f["code"] == "SPK604" for f in source), {f["code"] for f in source}
+    collect_line = next(i for i, line in enumerate(open(JOB, encoding="utf-8"), start=1) if "query.collect()" in line)
+    assert {f["location"]["row"] for f in source} == {collect_line}
+    assert all("measured data size of the shuffle" in f["message"] for f in source)
+    assert any(name.startswith("eventlog_v2_") for name in os.listdir(logs))  # kept with --event-log-dir
+
+
+@pytest.mark.parametrize("mode", ["final_formatted", "initial_cost"])
+def test_every_join_query_has_the_finding_with_broadcasts_off(no_broadcast, mode):
+    _, plans, _ = no_broadcast
+    for query in JOINS:
+        codes = [f["code"] for f in _plan_codes(plans / f"{query}_{mode}.txt")]
+        assert "SPK604" in codes, (query, mode, codes)
+
+
+def test_defaults_give_no_broadcast_finding_and_only_q22_is_reported(defaults):
+    findings, plans, logs = defaults
+    by_file = {}
+    for f in _plan_codes(plans) + _plan_codes(logs):
+        by_file.setdefault(os.path.basename(f["filename"]), []).append(f)
+    for name, found in by_file.items():
+        assert all(f["code"] == "SPK603" and "substring(c_phone, 1, 2)" in f["message"] for f in found), found
+        assert name.startswith(("q22_", "eventlog_v2_")), name
+    assert [f for f in findings if f["code"] != "SPK603"] == []
+
+
+def test_every_mode_parses_into_its_plans_and_aqe_keeps_the_final_one(defaults):
+    from linter.sources.plan import parse_plans
+
+    _, plans, _ = defaults
+    for number in range(1, 23):
+        for mode in MODES:
+            text = open(plans / f"q{number:02d}_{mode}.txt", encoding="utf-8").read()
+            parsed = parse_plans(text)
+            # the formatted mode prints each subquery's plan after the main one, under `Subquery:N`
+            assert len(parsed) == 1 + len(re.findall(r"^Subquery:\d+ ", text, re.M)), (number, mode)
+            root = parsed[0].root
+            assert root.name == "AdaptiveSparkPlan", (number, mode)
+            if mode.startswith("final"):
+                assert root.initial is not None and root.children[0].section == "Final Plan", (number, mode)
+                assert all(n.section != "Initial Plan" for n in root.walk())
+            if mode == "initial_cost":
+                assert parsed[0].logical is not None and parsed[0].logical.size is not None
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_history_server_rest_api(no_broadcast, tmp_path):
+    """The real History Server shipped in pyspark, on 127.0.0.1, over the run's event log."""
+    import pyspark
+
+    _, _, logs = no_broadcast
+    home = os.path.dirname(pyspark.__file__)
+    port = _free_port()
+    conf = tmp_path / "history.conf"
+    conf.write_text(f"spark.history.fs.logDirectory file:{logs}\nspark.history.ui.port {port}\n"
+                    "spark.history.fs.update.interval 1s\n")
+    env = {**os.environ, "SPARK_HOME": home, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1"}
+    server = subprocess.Popen([os.path.join(home, "bin", "spark-class"), "org.apache.spark.deploy.history.HistoryServer",
+                               "--properties-file", str(conf)], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/v1/applications", timeout=5) as response:
+                    if json.loads(response.read()):
+                        break
+            except OSError:
+                pass
+            assert time.time() < deadline, "the History Server did not list the application"
+            time.sleep(1)
+        r = run_process("plan", url, "--output-format", "json", cwd=ROOT)
+        assert r.code == 1, r.err
+        found = json.loads(r.out)
+        at_server = [f for f in found if f["filename"].startswith(f"{url}/history/")]
+        assert at_server and {f["code"] for f in at_server} == {"SPK604"}
+        assert all("measured data size of the shuffle" in f["message"] for f in at_server)
+        from_log = [f for f in _plan_codes(logs) if f["filename"].startswith(str(logs))]
+        assert len(at_server) == len(from_log)  # the same executions, whichever way they are read
+        app = at_server[0]["filename"].rsplit("/", 1)[-1]
+        assert run_process("plan", f"{url}/history/{app}", "--output-format", "json").code == 1
+        missing = run_process("plan", f"{url}/history/no-such-app")
+        assert missing.code == 2 and missing.err.count("\n") == 1 and "404" in missing.err
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
+    gone = run_process("plan", url)
+    assert gone.code == 2 and "cannot reach the Spark History Server" in gone.err
+
+
+def test_python_api_asserts_a_dataframes_plan(spark):
+    from pyspark.sql import functions as F
+
+    from linter.api import assert_plan_clean, plan_findings
+
+    big = spark.range(100000).withColumn("k", F.col("id") % 10)
+    small = spark.range(10).withColumnRenamed("id", "k2")
+    assert_plan_clean(big.join(small, big.k == small.k2))  # broadcast by Spark: nothing to say
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        joined = big.join(small, big.k == small.k2)
+        assert [f.code for f in plan_findings(joined)] == ["SPK604"]
+        with pytest.raises(AssertionError, match="SPK604 broadcastable-shuffle-join"):
+            assert_plan_clean(joined)
+        assert_plan_clean(joined, ignore=["SPK604"])
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+
+
+def test_capture_needs_a_command_and_reports_a_failing_job(tmp_path):
+    r = run_process("capture")
+    assert r.code == 2 and r.err.count("\n") == 1 and "after `--`" in r.err
+    script = tmp_path / "nospark.py"
+    script.write_text("print('no spark here')\n")
+    r = run_process("capture", "--", sys.executable, script)
+    assert r.code == 2 and "wrote no event log" in r.err
+    r = run_process("capture", "--", "no-such-program-xyz")
+    assert r.code == 2 and r.err.count("\n") == 1
