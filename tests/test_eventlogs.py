@@ -66,3 +66,22 @@ def test_missing_compression_library_is_one_line(tmp_path, run, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_zstd)
     r = run("plan", tmp_path / "log.zstd")
     assert r.code == 2 and r.err.count("\n") == 1 and "needs `zstandard`" in r.err
+
+
+@pytest.mark.parametrize("text, value", [
+    ("1562.5 KiB", 1562.5 * 1024), ("2,033", 2033.0), ("0 ms", 0.0), ("1.2 s", 1200.0), ("8.0 EiB", 8.0 * 2 ** 60),
+    ("total (min, med, max (stageId: taskId))\n268.0 B (134.0 B, 134.0 B, 134.0 B (stage 255.0: task 72))", 268.0),
+    ("n/a", None),
+])
+def test_history_server_metric_values(text, value):
+    from linter.sources.history import metric_value
+
+    assert metric_value(text) == value
+
+
+def test_measured_metrics_are_joined_to_plan_nodes():
+    """The AQE log's shuffles carry their measured sizes (task accumulator updates summed)."""
+    plans = sql_plans(os.path.join(LOGS, "aqeshuffle_eventlog.zstd"))
+    exchanges = [n for p in plans for n in p.root.walk() if n.name == "Exchange"]
+    assert exchanges and all(n.metrics.get("data size", 0) > 0 for n in exchanges)
+    assert all(isinstance(v, float) for n in exchanges for v in n.metrics.values())

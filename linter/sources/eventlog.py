@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Iterator, Optional
 
 from linter.config import ConfigError
-from linter.sources.plan import PlanNode, _inline_fields
+from linter.sources.plan import PlanNode, _inline_fields, operator_name
 
 _EXTRAS = {".zstd": "zstandard", ".zst": "zstandard", ".lz4": "lz4", ".snappy": "python-snappy"}
 _PLAN_EVENTS = ("SparkListenerSQLExecutionStart", "SparkListenerSQLAdaptiveExecutionUpdate")
@@ -197,13 +197,7 @@ def convert(info: dict, line: int, codegen: Optional[int] = None) -> Optional[Pl
         if not converted:
             return None
     text = str(info.get("simpleString", name))
-    fmt = None
-    scan = re.match(r"Scan (parquet|orc|csv|json|text|avro|delta|iceberg)\b", name)
-    if scan:
-        fmt = scan.group(1)
-        name = "FileScan"
-    else:
-        name = name.split(" ")[0]
+    name, fmt = operator_name(name)
     node = PlanNode(name, text, line, 1, codegen, fmt)
     _inline_fields(node)
     for key, value in (info.get("metadata") or {}).items():

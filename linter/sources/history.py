@@ -21,7 +21,7 @@ from typing import Optional
 
 from linter.config import ConfigError
 from linter.sources.eventlog import SqlPlan
-from linter.sources.plan import PlanNode, _inline_fields, parse_size
+from linter.sources.plan import PlanNode, _inline_fields, operator_name, parse_size
 
 PAGE = 100
 TIMEOUT = 30
@@ -85,11 +85,8 @@ def tree(nodes: list, edges: list) -> Optional[PlanNode]:
         if name.startswith("WholeStageCodegen") or "nodeId" not in item:
             continue
         text = str(item.get("desc") or name)
-        fmt = None
-        scan = re.match(r"Scan (parquet|orc|csv|json|text|avro|delta|iceberg)\b", name)
-        if scan:
-            fmt, name = scan.group(1), "FileScan"
-        node = PlanNode(name.split(" ")[0], text, 1, 1, item.get("wholeStageCodegenId"), fmt)
+        operator, fmt = operator_name(name)
+        node = PlanNode(operator, text, 1, 1, item.get("wholeStageCodegenId"), fmt)
         _inline_fields(node)
         for metric in item.get("metrics") or ():
             value = metric_value(str(metric.get("value", "")))

@@ -98,6 +98,18 @@ class Plan:
     logical: Optional[PlanNode] = None  # the cost mode's optimized logical plan, with Statistics
 
 
+_SCAN = re.compile(r"Scan (parquet|orc|csv|json|text|avro|delta|iceberg)\b")
+
+
+def operator_name(node_name: str) -> tuple[str, Optional[str]]:
+    """A node name as event logs and the REST API write it -> (operator, scan format): `Scan parquet db.t`
+    -> ("FileScan", "parquet"), `SortMergeJoin` -> ("SortMergeJoin", None)."""
+    scan = _SCAN.match(node_name)
+    if scan:
+        return "FileScan", scan.group(1)
+    return node_name.split(" ")[0], None
+
+
 def _parse_tree(lines: list[tuple[int, str]]) -> Optional[PlanNode]:
     root: Optional[PlanNode] = None
     stack: list[tuple[int, PlanNode]] = []
