@@ -37,6 +37,19 @@ class PlanContext:
         self.settings = settings
         self.findings: list[Finding] = []
         self.current = PlanInput(PlanNode("", "", 0))
+        self._suppressions: dict = {}  # Python file -> its noqa comments
+
+    def _suppressed(self, code: str, path: str, row: int) -> bool:
+        from linter.noqa import python_suppressions
+
+        if path not in self._suppressions:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    self._suppressions[path] = python_suppressions(f.read())
+            except (OSError, SyntaxError, ValueError):
+                self._suppressions[path] = None
+        sup = self._suppressions[path]
+        return sup is not None and sup.match(code, row - 1)[0]  # its lines count from 0
 
     @property
     def logical(self) -> Optional[PlanNode]:
@@ -45,6 +58,8 @@ class PlanContext:
     def report(self, rule, node, message: str, help=None) -> None:
         message = self.current.prefix + message
         source = _source_line(self.current.call_site)
+        if source is not None and self._suppressed(rule.code, source[0], source[1]):
+            return  # `# noqa: SPK604` on the job's line: the user has seen it, wherever it is read from
         if source is None or not self.source_only:
             line = self.lines[node.line - 1] if 0 < node.line <= len(self.lines) else node.text
             loc = Location(node.line, node.column)

@@ -1,5 +1,6 @@
 """Event logs: every shared log loads (plain, gzip, zstd, rolling), cut-off logs, lz4; plan findings in them."""
 import gzip
+import json
 import os
 import shutil
 
@@ -85,3 +86,29 @@ def test_measured_metrics_are_joined_to_plan_nodes():
     exchanges = [n for p in plans for n in p.root.walk() if n.name == "Exchange"]
     assert exchanges and all(n.metrics.get("data size", 0) > 0 for n in exchanges)
     assert all(isinstance(v, float) for n in exchanges for v in n.metrics.values())
+
+
+def _one_execution_log(path, job):
+    plan = {"nodeName": "CartesianProduct", "simpleString": "CartesianProduct", "children": [
+        {"nodeName": "Range", "simpleString": "Range (0, 10, step=1, splits=2)", "children": [], "metrics": []},
+        {"nodeName": "Range", "simpleString": "Range (0, 10, step=1, splits=2)", "children": [], "metrics": []}],
+        "metrics": []}
+    events = [{"Event": "SparkListenerLogStart", "Spark Version": "4.3.0"},
+              {"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart", "executionId": 0,
+               "description": f"collect at {job}:3", "details": "", "physicalPlanDescription": "",
+               "sparkPlanInfo": plan, "time": 1}]
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+
+
+def test_findings_land_on_the_call_site_unless_suppressed_there(tmp_path, run):
+    job = tmp_path / "job.py"
+    job.write_text("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+                   "rows = spark.range(10).crossJoin(spark.range(10)).collect()\n")
+    log = tmp_path / "app-1"
+    _one_execution_log(log, job)
+    r = run("plan", log, "--output-format", "json", cwd=tmp_path)
+    found = json.loads(r.out)
+    assert r.code == 1 and sorted((os.path.basename(f["filename"]), f["location"]["row"]) for f in found) == \
+        [("app-1", 2), ("job.py", 3)]
+    job.write_text(job.read_text().replace(".collect()\n", ".collect()  # noqa: SPK602\n"))
+    assert run("plan", log, "--output-format", "json", cwd=tmp_path).code == 0
