@@ -1,4 +1,7 @@
-"""`sparkcheck capture -- python job.py ARGS`: run a job with event logging, then check every plan it ran.
+"""`sparkcheck capture -- python job.py ARGS`: run a job with event logging, then diagnose the run.
+
+Every plan it ran (SPK6xx) and its stages, tasks and executors (SPK7xx) are
+checked, as `sparkcheck diagnose` does for an event log.
 
 The user's code is not changed. Event logging is switched on through the
 environment of the job's process: `SPARK_SUBMIT_OPTS` gets
@@ -22,11 +25,11 @@ import subprocess
 import sys
 import tempfile
 
-from linter.cli import EXIT_ERROR, UsageError, emit_plan_findings, plan_resolver
+from linter.cli import EXIT_ERROR, UsageError, plan_resolver
 
 
 def run_capture(args) -> int:
-    from linter.plans import check_event_log
+    from linter.diagnose import check_log, report_runs
     from linter.sources.eventlog import files_of, is_event_log
 
     job = list(args.job)
@@ -50,9 +53,7 @@ def run_capture(args) -> int:
         logs = sorted(os.path.join(directory, n) for n in os.listdir(directory)
                       if n not in before and is_event_log(os.path.join(directory, n)))
         logs = [log for log in logs if files_of(log)]
-        findings = []
-        for log in logs:
-            findings.extend(check_event_log(log, resolver.for_path(os.getcwd()), source_only=not keep))
+        runs = [check_log(log, resolver.for_path(os.getcwd()), source_only=not keep) for log in logs]
     finally:
         if not keep:
             shutil.rmtree(directory, ignore_errors=True)
@@ -60,7 +61,7 @@ def run_capture(args) -> int:
         print(f"sparkcheck: the job wrote no event log (exit code {returncode}); did it start a SparkSession, "
               "or set spark.eventLog.* itself?", file=sys.stderr)
         return EXIT_ERROR
-    code = emit_plan_findings(findings, args)
+    code = report_runs(runs, args)
     if returncode != 0:
         print(f"sparkcheck: the job exited with code {returncode}; its plans up to then were checked",
               file=sys.stderr)

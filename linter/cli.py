@@ -101,26 +101,15 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("paths", nargs="*",
                       help="explain text, event logs (also .gz/.zstd/.lz4, rolling eventlog_v2_ directories), "
                            "or directories of them; `-` reads explain text from standard input")
-    plan.add_argument("--output-format", choices=FORMATS, default=None, metavar="FORMAT")
-    plan.add_argument("-o", "--output-file", metavar="FILE")
-    plan.add_argument("--select", action=_extend("select"))
-    plan.add_argument("--ignore", action=_extend("ignore"))
-    plan.add_argument("--extend-select", action=_extend("extend_select"))
-    plan.add_argument("--config", action="append", default=[], metavar="PATH|KEY=VALUE")
-    plan.add_argument("--exit-zero", action="store_true")
-    plan.add_argument("--preview", action="store_true", default=None)
+    _plan_options(plan)
+
+    diagnose = sub.add_parser("diagnose", help="check a run: its plans, stages, tasks and executors (event logs)")
+    diagnose.add_argument("paths", nargs="+", help="event logs, directories of them, or History Server URLs")
+    _plan_options(diagnose)
 
     capture = sub.add_parser("capture", help="run a PySpark job with event logging and check the plans it ran",
                              usage="sparkcheck capture [options] -- python job.py [ARGS ...]")
-    for flag in ("--output-format",):
-        capture.add_argument(flag, choices=FORMATS, default=None, metavar="FORMAT")
-    capture.add_argument("-o", "--output-file", metavar="FILE")
-    capture.add_argument("--select", action=_extend("select"))
-    capture.add_argument("--ignore", action=_extend("ignore"))
-    capture.add_argument("--extend-select", action=_extend("extend_select"))
-    capture.add_argument("--config", action="append", default=[], metavar="PATH|KEY=VALUE")
-    capture.add_argument("--exit-zero", action="store_true")
-    capture.add_argument("--preview", action="store_true", default=None)
+    _plan_options(capture)
     capture.add_argument("--event-log-dir", metavar="DIR",
                          help="keep the run's event log here (default: a temporary directory, removed afterwards)")
     capture.add_argument("job", nargs=argparse.REMAINDER, help="the command that runs the job, after `--`")
@@ -139,11 +128,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _plan_options(command) -> None:
+    """The options of the commands that read plans and runs (no file selection, no fixes)."""
+    from linter.report import FORMATS
+
+    command.add_argument("--output-format", choices=FORMATS, default=None, metavar="FORMAT")
+    command.add_argument("-o", "--output-file", metavar="FILE")
+    command.add_argument("--select", action=_extend("select"))
+    command.add_argument("--ignore", action=_extend("ignore"))
+    command.add_argument("--extend-select", action=_extend("extend_select"))
+    command.add_argument("--config", action="append", default=[], metavar="PATH|KEY=VALUE")
+    command.add_argument("--exit-zero", action="store_true")
+    command.add_argument("--preview", action="store_true", default=None)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()
-        if argv and argv[0] not in ("check", "plan", "capture", "rule", "rules", "init") and not argv[0].startswith("-"):
+        if argv and argv[0] not in ("check", "plan", "diagnose", "capture", "rule", "rules", "init") and not argv[0].startswith("-"):
             # Like ruff, the default command is check: `sparkcheck src/`.
             argv = ["check", *argv]
         args = parser.parse_args(argv)
@@ -154,6 +157,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             return run_check(args)
         if args.command == "plan":
             return run_plan(args)
+        if args.command == "diagnose":
+            from linter.diagnose import run_diagnose
+
+            return run_diagnose(args)
         if args.command == "capture":
             from linter.capture import run_capture
 

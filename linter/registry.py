@@ -113,6 +113,12 @@ class PlanRule(Rule):
     kind = "plan"
 
 
+class RunRule(Rule):
+    """Reads a run (linter/sources/app.py's Application): define ``check(app)``; report with ``ctx.report_at``."""
+
+    kind = "run"
+
+
 class ToolRule(Rule):
     """A finding the engine itself makes (unreadable input, unused suppressions)."""
 

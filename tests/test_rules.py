@@ -33,6 +33,12 @@ def _findings(tmp_path, rule, example):
         from linter.plans import check_plan_text
 
         found = check_plan_text(path, example.code, settings)
+    elif rule.kind == "run":
+        from linter.diagnose import check_log
+
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(example.code)
+        found = check_log(path, settings)[1]
     else:
         found = check_source(path, example.code.encode(), settings)
     return [f for f in found if f.code == rule.code], settings, path
@@ -73,7 +79,7 @@ def test_manual_examples_agree_with_the_rule(tmp_path, rule):
     Plan rules show excerpts of plans in their manuals (not whole plans); their
     examples are checked through `invalid` / `valid` only.
     """
-    if rule.kind == "plan":
+    if rule.kind in ("plan", "run"):
         assert _blocks(rule, "Example") and _blocks(rule, "Use instead")
         return
     for heading, expect in (("Example", True), ("Use instead", False)):
@@ -105,7 +111,7 @@ def test_rule_is_complete(rule):
     has_fixed = any(e.fixed is not None for e in rule.invalid)
     assert has_fixed == (rule.fix is not None), f"{rule.code}: declared fix and fix examples disagree"
     assert rule.severity in ("error", "warning", "info")
-    assert rule.kind in ("python", "sql", "tool", "plan")
+    assert rule.kind in ("python", "sql", "tool", "plan", "run")
     module = rule.__module__.rsplit(".", 1)[-1]
     assert module == rule.name.replace("-", "_"), f"{rule.code}: module {module} is not named after the rule"
 
@@ -131,7 +137,7 @@ def test_selectors():
     assert {r.code for r in registry.resolve("SPK1")} >= {"SPK101", "SPK102"}
     assert registry.resolve("collect-on-unbounded-dataframe")[0].code == "SPK101"
     assert registry.resolve("spk406")[0].code == "SPK406"
-    assert registry.resolve("SPK7") == []  # a family without rules yet is still a valid prefix
+    assert registry.resolve("SPK9") == []  # a family without rules yet is still a valid prefix
     with pytest.raises(registry.SelectorError):
         registry.resolve("SPK999")
     with pytest.raises(registry.SelectorError):

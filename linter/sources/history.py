@@ -139,3 +139,31 @@ def metric_value(text: str) -> Optional[float]:
         return float(text.replace(",", ""))
     except ValueError:
         return None
+
+
+def download_logs(base: str, app: str, into: str) -> list[str]:
+    """The application's event log, through `/api/v1/applications/<app>/logs` (a zip), unpacked into `into`."""
+    import io
+    import os
+    import zipfile
+
+    url = f"{base}/api/v1/applications/{urllib.parse.quote(app, safe='')}/logs"
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
+            data = response.read()
+    except urllib.error.HTTPError as exc:
+        raise ConfigError(f"{url}: the server answered {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise ConfigError(f"{url}: cannot reach the Spark History Server ({getattr(exc, 'reason', exc)})") from None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for member in archive.namelist():
+                target = os.path.realpath(os.path.join(into, member))
+                if not target.startswith(os.path.realpath(into) + os.sep):
+                    raise ConfigError(f"{url}: the archive names a path outside its folder: {member}")
+            archive.extractall(into)
+    except zipfile.BadZipFile:
+        raise ConfigError(f"{url}: the answer is not a zip of event logs") from None
+    from linter.plans import plan_files
+
+    return plan_files([into])

@@ -1,0 +1,80 @@
+from checks.run._log import log, task
+from linter.registry import Invalid, Option, RunRule, Valid
+
+# 16 cores for 10 minutes, two 20-second stages of a few tasks.
+_IDLE = log([("count at job.py:7", [task(duration=20_000) for _ in range(4)]),
+             ("save at job.py:19", [task(duration=20_000) for _ in range(2)])],
+            executors=(("1", 8), ("2", 8)), duration_ms=600_000)
+_BUSY = log([("count at job.py:7", [task(duration=590_000, executor=str(1 + i % 2)) for i in range(16)])],
+            executors=(("1", 8), ("2", 8)))
+
+
+class IdleCores(RunRule):
+    """
+    ## What it does
+    Finds applications whose executor cores were idle over half of the
+    executors' lifetime: the sum of task durations against cores times the
+    time each executor was alive. Applications shorter than a minute are not
+    judged.
+
+    ## Why is this bad?
+    Idle cores are paid for (cluster time, cloud bills) and do nothing: the
+    driver is busy alone (collecting, planning, Python between jobs), a few
+    long stages have too few tasks, or executors were requested for the
+    largest stage and kept through small ones.
+
+    ## Example
+    ```text
+    16 executor cores were busy 8% of the time (40.0 min of 8.0 h of core time)
+    ```
+
+    ## Use instead
+    ```text
+    16 executor cores were busy 83% of the time
+    ```
+    Enable dynamic allocation (`spark.dynamicAllocation.enabled` with shuffle
+    tracking), give stages enough partitions, and move driver-side work
+    (loops of small jobs, `collect` and Python post-processing) into Spark.
+
+    ## Fix safety
+    No fix: a run is read, not written.
+
+    ## Options
+    - `min-busy` (0.5): the lowest share of busy core time not reported.
+    - `min-seconds` (60.0): shorter applications are not judged.
+
+    ## References
+    - Spark job scheduling guide, "Dynamic Resource Allocation".
+    - DataFlint, "Idle cores" alert.
+    """
+
+    code = "SPK706"
+    name = "idle-cores"
+    summary = "executor cores idle over half of their lifetime"
+    options = {"min-busy": Option(0.5, "The lowest busy share not reported."),
+               "min-seconds": Option(60.0, "Shorter applications are not judged.")}
+    invalid = (Invalid(_IDLE, path="app.log"),)
+    valid = (Valid(_BUSY, path="app.log"),)
+
+    def check(self, app) -> None:
+        end = app.end or app.last_time
+        if not end or app.duration_ms < self.opts["min-seconds"] * 1000:
+            return
+        executors = [e for e in app.executors.values() if e.cores and e.added]
+        workers = [e for e in executors if e.id != "driver"] or executors
+        if any(e.added > end or (app.start and e.added < app.start) for e in workers):
+            return  # clocks that disagree (a log stitched together): no lifetime to judge
+        capacity = sum(e.cores * max(0, min(e.removed or end, end) - e.added) for e in workers)
+        busy = sum(e.busy_ms for e in workers)
+        if not capacity or busy >= self.opts["min-busy"] * capacity:
+            return
+        cores = sum(e.cores for e in workers)
+        self.ctx.report_at(self, app.properties_line or 1,
+                           f"{cores} executor cores were busy {busy / capacity:.0%} of the time "
+                           f"({_hours(busy)} of {_hours(capacity)} of core time)",
+                           help="dynamic allocation, more partitions for long stages, less work on the driver",
+                           label=f"application {app.id or app.name}")
+
+
+def _hours(ms: float) -> str:
+    return f"{ms / 3_600_000:.1f} h" if ms >= 3_600_000 else f"{ms / 60_000:.1f} min"

@@ -1,0 +1,63 @@
+"""The one-screen application summary of `sparkcheck diagnose`: what the Stages and Executors tabs show first."""
+
+from __future__ import annotations
+
+from linter.sources.app import Application, quantiles
+from linter.sources.plan import format_size
+
+WORST = 5  # stages shown, the longest first
+
+
+def summarize(app: Application) -> dict:
+    stages = []
+    for stage in app.stages.values():
+        if not stage.tasks:
+            continue
+        f = stage.figures
+        wall = max(f["finish"]) - min(f["launch"])
+        run = sum(f["run_time"])
+        stages.append({
+            "stage": f"{stage.id}.{stage.attempt}", "name": stage.name, "tasks": stage.tasks,
+            "failed_tasks": stage.failed_tasks, "wall_ms": wall,
+            "duration_ms": list(quantiles(f["duration"])),
+            "shuffle_read_bytes": list(quantiles(f["shuffle_read"])),
+            "input_bytes": sum(f["input"]), "gc_share": (sum(f["gc_time"]) / run) if run else 0.0,
+            "spill_disk_bytes": sum(f["disk_spill"]), "spill_memory_bytes": sum(f["memory_spill"]),
+        })
+    stages.sort(key=lambda s: -s["wall_ms"])
+    workers = [e for e in app.executors.values() if e.id != "driver"] or list(app.executors.values())
+    return {
+        "log": app.path, "application": app.id, "name": app.name, "spark_version": app.spark_version,
+        "duration_ms": app.duration_ms, "executors": len(workers), "cores": sum(e.cores for e in workers),
+        "executors_removed": [{"executor": e.id, "host": e.host, "reason": e.reason}
+                              for e in app.executors.values() if e.removed],
+        "stages_total": len(app.stages), "tasks": sum(s["tasks"] for s in stages),
+        "failed_tasks": sum(f.count for f in app.failures.values()),
+        "sql_executions": len(app.plans), "worst_stages": stages[:WORST],
+    }
+
+
+def _ms(value: float) -> str:
+    if value >= 60_000:
+        return f"{value / 60_000:.1f}m"
+    return f"{value / 1000:.1f}s" if value >= 1000 else f"{value:.0f}ms"
+
+
+def render_text(summary: dict) -> str:
+    head = (f"{summary['log']}: application {summary['application'] or '?'} ({summary['name'] or 'unnamed'}), "
+            f"Spark {summary['spark_version'] or '?'}, {_ms(summary['duration_ms'])}, "
+            f"{summary['executors']} executors / {summary['cores']} cores, {summary['stages_total']} stages, "
+            f"{summary['tasks']} tasks ({summary['failed_tasks']} failed), {summary['sql_executions']} SQL executions")
+    lines = [head]
+    if summary["worst_stages"]:
+        lines.append(f"  {'stage':<7} {'tasks':>6} {'wall':>7}  task duration: {'min':>6} {'25th':>6} {'median':>6} "
+                     f"{'75th':>6} {'max':>6}  {'shuffle read max':>16} {'GC':>4} {'spill':>9}  name")
+        for s in summary["worst_stages"]:
+            d = s["duration_ms"]
+            lines.append(f"  {s['stage']:<7} {s['tasks']:>6} {_ms(s['wall_ms']):>7}  {'':>14} {_ms(d[0]):>6} "
+                         f"{_ms(d[1]):>6} {_ms(d[2]):>6} {_ms(d[3]):>6} {_ms(d[4]):>6}  "
+                         f"{format_size(s['shuffle_read_bytes'][4]):>16} {s['gc_share']:>4.0%} "
+                         f"{format_size(s['spill_disk_bytes']):>9}  {s['name'][:40]}")
+    for removed in summary["executors_removed"]:
+        lines.append(f"  executor {removed['executor']} ({removed['host']}) removed: {removed['reason'][:100]}")
+    return "\n".join(lines) + "\n"
