@@ -13,7 +13,10 @@ the JVM whether the job starts it from `python job.py` (pyspark launches
 says so.
 
 Each SQL execution's call site (`collect at /path/job.py:16`) puts its findings
-on the job's own lines too. Spark Connect (`--remote`) is not supported: its
+on the job's own lines too. PySpark names only some actions after the job's
+line; a sitecustomize put first on the job's PYTHONPATH
+(linter/capture_hook/sitecustomize.py) wraps the others (DataFrame `count`,
+`show`, every write) in pyspark's own call-site helper, so they are named too. Spark Connect (`--remote`) is not supported: its
 plans run, and its event log is written, on the server.
 """
 
@@ -45,9 +48,14 @@ def run_capture(args) -> int:
     env = dict(os.environ)
     options = f"-Dspark.eventLog.enabled=true -Dspark.eventLog.dir=file://{directory}"
     env["SPARK_SUBMIT_OPTS"] = f"{env.get('SPARK_SUBMIT_OPTS', '')} {options}".strip()
+    # linter/capture_hook/sitecustomize.py names every action's SQL execution after the job's line
+    hook = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture_hook")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (hook, env.get("PYTHONPATH", "")) if p)
+    env["SPARKCHECK_CAPTURE"] = "1"
     try:
         try:
-            returncode = subprocess.run(job, env=env).returncode
+            # the job's own output goes to standard error: standard output holds only the report
+            returncode = subprocess.run(job, env=env, stdout=sys.stderr.fileno()).returncode
         except FileNotFoundError:
             raise UsageError(f"capture: cannot run {job[0]!r}: no such program") from None
         logs = sorted(os.path.join(directory, n) for n in os.listdir(directory)

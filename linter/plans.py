@@ -71,8 +71,10 @@ class PlanContext:
             path, row, text = source
             column = len(text) - len(text.lstrip()) + 1
             where = "" if self.source_only else f" in {self.path}:{node.line}"
+            origin = f" (plan node `{node.name}`{where})" if isinstance(node, PlanNode) else \
+                (f" (from {self.path}:{node.line})" if where else "")
             self.findings.append(Finding(
-                rule.code, rule.name, f"{message} (plan node `{node.name}`{where})",
+                rule.code, rule.name, f"{message}{origin}",
                 rule.severity, path, Location(row, column), Location(row, max(column + 1, len(text.rstrip()) + 1)),
                 help=help, noqa_row=row, source_line=text, context=[(row, text)]))
 

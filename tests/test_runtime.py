@@ -38,7 +38,7 @@ def _capture(base, threshold):
     r = run_process("capture", "--output-format", "json", "--event-log-dir", logs, "--",
                     sys.executable, JOB, out, threshold, cwd=ROOT, env=env, timeout=600)
     assert r.code in (0, 1), r.err[-2000:]
-    return json.loads(r.out), out, logs
+    return json.loads(r.out)["findings"], out, logs
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +147,13 @@ def test_history_server_rest_api(no_broadcast, tmp_path):
         assert len(at_server) == len(from_log)  # the same executions, whichever way they are read
         app = at_server[0]["filename"].rsplit("/", 1)[-1]
         assert run_process("plan", f"{url}/history/{app}", "--output-format", "json").code == 1
+        # diagnose downloads the application's event log through the REST API and reads the whole run
+        r = run_process("diagnose", f"{url}/history/{app}", "--output-format", "json", cwd=ROOT)
+        assert r.code == 1, r.err
+        report = json.loads(r.out)
+        assert report["applications"][0]["name"] == "tpch-broadcast--1"
+        assert report["applications"][0]["log"] == f"{url}/history/{app}"
+        assert {f["code"] for f in report["findings"]} >= {"SPK604"}
         missing = run_process("plan", f"{url}/history/no-such-app")
         assert missing.code == 2 and missing.err.count("\n") == 1 and "404" in missing.err
     finally:

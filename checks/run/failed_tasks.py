@@ -58,8 +58,10 @@ class FailedTasks(RunRule):
             stages = ", ".join(str(s) for s in sorted(failure.stages))
             executors = ", ".join(sorted(failure.executors))
             message = failure.message.splitlines()[0][:300] if failure.message else failure.signature
+            stage = next((st for st in app.stages.values() if st.id in failure.stages and st.call_site), None)
             self.ctx.report_at(self, failure.line, f"{failure.count} failed task attempt(s) ({failure.signature}) "
                                f"in stage {stages} on executor(s) {executors}: {message}",
+                               call_site=stage.call_site if stage is not None else None,
                                help=_HELP.get(failure.signature, "treat the cause the message names"),
                                label=failure.signature)
 

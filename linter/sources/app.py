@@ -42,10 +42,14 @@ class Stage:
     failed_tasks: int = 0
     killed_tasks: int = 0
     sql_execution: Optional[int] = None
+    sql_description: str = ""  # the SQL execution's description (its call site when Spark named an internal one)
 
     @property
     def label(self) -> str:
-        return f"stage {self.id}.{self.attempt}" + (f" ({self.name})" if self.name else "")
+        name = self.name
+        if not _CALL_SITE.match(name or "") or "CompletableFuture" in name:
+            name = (self.sql_description.splitlines() or [name])[0] if self.sql_description else name
+        return f"stage {self.id}.{self.attempt}" + (f" ({name})" if name else "")
 
     @property
     def tasks(self) -> int:
@@ -53,8 +57,12 @@ class Stage:
 
     @property
     def call_site(self) -> Optional[tuple[str, int]]:
-        m = _CALL_SITE.match(self.name or "")
-        return (m.group(2), int(m.group(3))) if m else None
+        """(file, line) of the user's code that ran the stage: its name, else its SQL execution's description."""
+        for text in (self.name or "", (self.sql_description.splitlines() or [""])[0]):
+            m = _CALL_SITE.match(text)
+            if m and m.group(2).endswith(".py"):
+                return m.group(2), int(m.group(3))
+        return None
 
 
 @dataclass
@@ -75,7 +83,7 @@ class Executor:
 class Failure:
     """Failed task attempts that share a cause."""
 
-    signature: str  # "ExecutorLostFailure: exit code 137", "java.lang.OutOfMemoryError" ...
+    signature: str  # "ExecutorLostFailure (exit code 137)", "java.lang.OutOfMemoryError" ...
     kind: str  # Spark's reason: ExceptionFailure, ExecutorLostFailure, FetchFailed, TaskKilled ...
     message: str  # the first one's description
     count: int = 0
@@ -181,6 +189,7 @@ def read_application(path: str) -> Application:
     app.plans = [plans[k] for k in sorted(plans)]
     for (sid, _), stage in app.stages.items():
         stage.sql_execution = stage_sql.get(sid)
+        stage.sql_description = descriptions.get(stage.sql_execution, "") if stage.sql_execution is not None else ""
     driver_start = app.start or min((e.added for e in app.executors.values() if e.added), default=None)
     for ex in app.executors.values():
         if ex.added is None:
@@ -255,6 +264,10 @@ def failure_signature(reason: dict) -> tuple[str, str]:
                                                        "Kill Reason", "Full Stack Trace"))
     message = str(reason.get("Description") or reason.get("Loss Reason") or reason.get("Message")
                   or reason.get("Kill Reason") or "").strip()
+    if "Traceback (most recent call last)" in message:
+        # a Python worker's error: its last line says what went wrong (`ValueError: bad record`)
+        last = [line.strip() for line in message.splitlines() if re.match(r"^\s*\w+(\.\w+)*(Error|Exception)\b", line)]
+        message = last[-1] if last else message
     for pattern, label in _KNOWN:
         if re.search(pattern, text, re.I):
             return label, message or label

@@ -1,0 +1,121 @@
+"""Loaded by `sparkcheck capture` into the job's interpreter (and only there), through PYTHONPATH.
+
+PySpark names a SQL execution after the job's Python line only for some
+actions (`collect at job.py:16`); DataFrame `count`, `show` and every write are
+named after a JVM frame (`count at NativeMethodAccessorImpl.java:0`). This
+wraps those actions so that they set the call
+site from the job's calling line (as `SCCallSiteSync` does for `collect`), so
+every execution and stage of the run names the line that started it. Nothing else changes, nothing is
+imported before the job imports pyspark, and a sitecustomize the job's
+environment already had is run after this one.
+"""
+
+import functools
+import importlib.abc
+import importlib.util
+import os
+import sys
+
+_ACTIONS = ("count", "collect", "toPandas", "show", "take", "first", "head", "foreach", "foreachPartition",
+            "toLocalIterator", "tail", "isEmpty")
+_WRITES = ("save", "parquet", "csv", "json", "orc", "text", "saveAsTable", "insertInto", "jdbc")
+
+
+def _context(obj):
+    session = getattr(obj, "sparkSession", None) or getattr(obj, "_spark", None)
+    if session is None and getattr(obj, "_df", None) is not None:
+        session = obj._df.sparkSession
+    return getattr(session, "sparkContext", None)
+
+
+def _wrap(cls, name):
+    original = cls.__dict__.get(name)
+    if original is None or getattr(original, "_sparkcheck", False):
+        return
+    from pyspark.traceback_utils import SCCallSiteSync
+
+    root = os.path.dirname(os.path.abspath(sys.modules["pyspark"].__file__))
+
+    @functools.wraps(original)
+    def action(self, *args, **kwargs):
+        caller = sys._getframe(1)
+        filename = os.path.abspath(caller.f_code.co_filename)
+        context = None
+        if SCCallSiteSync._spark_stack_depth == 0 and not filename.startswith(root + os.sep):
+            try:
+                context = _context(self)
+                context._jsc.setCallSite(f"{name} at {filename}:{caller.f_lineno}")
+            except Exception:
+                context = None
+        if context is None:
+            return original(self, *args, **kwargs)
+        SCCallSiteSync._spark_stack_depth += 1  # pyspark's own helper inside keeps the job's line
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            SCCallSiteSync._spark_stack_depth -= 1
+            try:
+                context._jsc.setCallSite(None)
+            except Exception:
+                pass
+
+    action._sparkcheck = True
+    setattr(cls, name, action)
+
+
+def _install():
+    try:
+        import pyspark.sql.dataframe as dataframe
+        import pyspark.sql.readwriter as readwriter
+
+        classes = [dataframe.DataFrame]
+        try:
+            import pyspark.sql.classic.dataframe as classic
+
+            classes.append(classic.DataFrame)
+        except Exception:
+            pass
+        for cls in classes:
+            for name in _ACTIONS:
+                _wrap(cls, name)
+        for name in _WRITES:
+            _wrap(readwriter.DataFrameWriter, name)
+    except Exception:
+        return  # never break the job: without the wrappers, call sites are only less precise
+
+
+class _AfterSql(importlib.abc.MetaPathFinder):
+    """Installs the wrappers once the `pyspark.sql` package has finished importing (no import cycle)."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "pyspark.sql":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        exec_module = loader.exec_module
+
+        def exec_and_install(module):
+            exec_module(module)
+            _install()
+
+        loader.exec_module = exec_and_install
+        return spec
+
+
+if os.environ.get("SPARKCHECK_CAPTURE") == "1":
+    sys.meta_path.insert(0, _AfterSql())
+
+# The job's own sitecustomize, if its environment had one, still runs.
+_here = os.path.dirname(os.path.abspath(__file__))
+for _entry in sys.path:
+    if os.path.abspath(_entry or ".") == _here:
+        continue
+    _candidate = os.path.join(_entry or ".", "sitecustomize.py")
+    if os.path.isfile(_candidate):
+        _spec = importlib.util.spec_from_file_location("_sparkcheck_next_sitecustomize", _candidate)
+        if _spec is not None and _spec.loader is not None:
+            _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
+        break

@@ -1,0 +1,105 @@
+"""Run diagnostics: what every shared event log must show, and real runs that provoke each diagnostic.
+
+fixtures/runtime/diagnostics_job.py runs under `sparkcheck capture` twice on a
+local SparkSession: `bad` provokes each diagnostic on its own line (marked
+`# provokes: SPK7xx`), `good` does the same work well and must give nothing.
+The limits tiny local data cannot reach are lowered in a configuration file,
+as a user would for a small cluster.
+"""
+import json
+import os
+import re
+import sys
+
+import pytest
+
+from conftest import ROOT, SHARED_DATA, run_process, write
+
+LOGS = os.path.join(SHARED_DATA, "eventlogs")
+JOB = os.path.join(ROOT, "fixtures", "runtime", "diagnostics_job.py")
+LIMITS = """[SPK701]
+min-seconds = 2.0
+[SPK707]
+max-tasks = 500
+[SPK710]
+max-mib = 3.0
+"""
+
+# What each shared log must show (code, where), and nothing else.
+SHARED = {
+    "eventlog_3nodes_12cores_exec_removed": {("SPK704", "worker lost"), ("SPK609", "count at QualificationInfoUtils")},
+    "python_udf_eventlog": {("SPK601", "BatchEvalPython")},
+    "dataset_eventlog": {("SPK603", "typed Dataset filter"), ("SPK706", "busy 0%")},
+    "aqeshuffle_eventlog.zstd": {("SPK703", "stage 4.0"), ("SPK702", "executor driver")},
+    "eventlog-2021-06-15--15-00.gz": {("SPK609", "count at <console>:28"), ("SPK702", "stage 2.0")},
+    "eventlog_v2_local-1623876083964": {("SPK609", "count at <console>:28")},
+    "eventlog_minimal_events": {("SPK706", "busy 0%")},
+}
+
+
+def _diagnose(*args, cwd=None):
+    r = run_process("diagnose", *args, "--output-format", "json", cwd=cwd)
+    assert r.code in (0, 1), r.err
+    return json.loads(r.out)
+
+
+@pytest.mark.parametrize("name", sorted(SHARED))
+def test_every_shared_log_gives_its_report(name):
+    report = _diagnose(os.path.join(LOGS, name))
+    (app,) = report["applications"]
+    assert app["application"] and app["worst_stages"] and app["tasks"] > 0
+    found = {(f["code"], f["message"]) for f in report["findings"]}
+    for code, text in SHARED[name]:
+        assert any(c == code and text in m for c, m in found), (code, text, found)
+    assert {c for c, _ in found} == {c for c, _ in SHARED[name]}, found
+
+
+def test_removed_executor_is_in_the_summary(run):
+    r = run("diagnose", os.path.join(LOGS, "eventlog_3nodes_12cores_exec_removed"))
+    assert r.code == 1
+    head = r.out.split("\n\n")[0]
+    assert "3 executors / 36 cores" in head and "executor 1 (10.59.184.228) removed: worker lost" in head
+    assert re.search(r"^\s+0\.0\s+12\s", head, re.M)  # the stage table: stage 0.0 ran 12 tasks
+
+
+def test_diagnose_errors_are_one_line(tmp_path):
+    for args in (["missing-log"], [str(tmp_path)]):
+        r = run_process("diagnose", *args)
+        assert r.code == 2 and r.err.count("\n") == 1, r.err
+
+
+def _markers():
+    out = set()
+    for number, line in enumerate(open(JOB, encoding="utf-8"), start=1):
+        m = re.search(r"# provokes: ([A-Z0-9, ]+?)(?:\s+#|$)", line.rstrip())
+        if m:
+            out.update((c.strip(), number) for c in m.group(1).split(","))
+    return out
+
+
+def _capture(mode, tmp_path):
+    limits = write(tmp_path / "limits.toml", LIMITS)
+    env = {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    r = run_process("capture", "--config", limits, "--output-format", "json", "--",
+                    sys.executable, JOB, mode, tmp_path / "out", cwd=tmp_path, env=env, timeout=600)
+    assert r.code in (0, 1), r.err[-3000:]
+    return json.loads(r.out)
+
+
+@pytest.mark.spark
+def test_a_bad_job_gets_each_diagnostic_at_its_line(tmp_path):
+    report = _capture("bad", tmp_path)
+    at_job = {(f["code"], f["location"]["row"]) for f in report["findings"] if f["filename"] == JOB}
+    assert at_job == _markers()
+    assert all(f["filename"] == JOB for f in report["findings"])  # the temporary log is not reported
+    failed = next(f for f in report["findings"] if f["code"] == "SPK705")
+    assert "ValueError: bad record on the first attempt" in failed["message"]
+    (app,) = report["applications"]
+    assert app["name"] == "diagnostics-bad" and app["failed_tasks"] == 1
+
+
+@pytest.mark.spark
+def test_a_well_behaved_job_gets_none(tmp_path):
+    report = _capture("good", tmp_path)
+    assert report["findings"] == []
+    assert report["applications"][0]["tasks"] > 0
