@@ -50,7 +50,28 @@ def check_application(app: Application, settings, source_only: bool = False) -> 
     for rule in registry.all_rules():
         if rule.kind == "run" and rule.code in codes:
             rule(ctx).check(app)
+    _check_environment(app, ctx, settings, codes)
     return sorted(findings + ctx.findings, key=Finding.sort_key)
+
+
+def _check_environment(app: Application, ctx: RunContext, settings, codes) -> None:
+    """The configuration rules (SPK8xx) over the event log's Spark Properties."""
+    from linter import configcheck
+    from linter.sources.sparkconf import OBJECT_STORE, from_properties
+
+    if not app.properties or not configcheck.config_rules(codes):
+        return
+    writes = any(OBJECT_STORE.search(node.text) and ("Insert" in node.name or "Write" in node.name
+                                                      or "Command" in node.name)
+                 for plan in app.plans for node in plan.root.walk())
+    rdd_jobs = any(stage.sql_execution is None and stage.tasks for stage in app.stages.values())
+    conf = from_properties(app.properties, app.properties_line, writes, rdd_jobs)
+
+    def sink(rule, setting, message, help):
+        ctx.report_at(rule, setting.line, f"{message} (Spark Properties of the run)", help,
+                      label=f"{setting.key}={setting.value}")
+
+    configcheck.run_rules(conf, settings, codes, sink)
 
 
 def check_log(path: str, settings, source_only: bool = False) -> tuple[Application, list[Finding]]:

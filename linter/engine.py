@@ -10,7 +10,7 @@ from typing import Optional
 
 from linter import noqa, registry
 from linter.diagnostics import Diagnostic, Edit, Finding, Fix, Location, NodeEdit
-from linter.sources import PYTHON, SQL, Document, SourceError, Unit, load_document
+from linter.sources import CONFIG, PYTHON, SQL, Document, SourceError, Unit, load_document
 
 PARSE_ERROR = "SPK001"
 UNUSED_NOQA = "SPK002"
@@ -96,7 +96,10 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     ]
     sql_wanted = PARSE_ERROR in codes or any(r.kind == "sql" and r.code in codes for r in registry.all_rules())
     embedded_wanted = sql_wanted and _EMBEDDED_HINT.search(text) is not None
-    if not rules and not embedded_wanted:
+    from linter.configcheck import python_wants_config
+
+    config_wanted = python_wants_config(text, codes)
+    if not rules and not embedded_wanted and not config_wanted:
         return []
     import libcst as cst
     from linter.semantic import Semantic
@@ -130,6 +133,14 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if collector is not None and collector.found:
         out.extend(collector.diagnostics(unit, module, settings, codes))
+    if config_wanted:
+        from linter import configcheck
+        from linter.sources.sparkconf import from_python
+
+        def sink(rule, setting, message, help):
+            ctx.pending.append((rule.code, setting.node, message, None, help, None))
+
+        configcheck.run_rules(from_python(module, text), settings, codes, sink)
     if not ctx.pending:
         return out
     nodes = []
@@ -322,6 +333,22 @@ class UnitResult:
     suppressions: Optional[noqa.Suppressions] = None
 
 
+def run_config(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
+    """Settings in spark-defaults.conf, spark-submit lines of shell and YAML files, Hadoop XML."""
+    from linter import configcheck
+    from linter.sources.sparkconf import from_text
+
+    if not configcheck.config_rules(codes) or not re.search(r"spark|yarn", unit.text):
+        return []
+    out: list[Diagnostic] = []
+
+    def sink(rule, setting, message, help):
+        out.append(Diagnostic(rule.code, message, setting.start, setting.end, None, help))
+
+    configcheck.run_rules(from_text(unit.document.path, unit.text), settings, codes, sink)
+    return out
+
+
 def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult]:
     """Diagnostics per unit, suppressions applied, SPK002 added."""
     results = []
@@ -332,6 +359,8 @@ def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult
                 diags = run_python(unit, settings, codes)
             elif unit.kind == SQL:
                 diags = run_sql(unit, settings, codes)
+            elif unit.kind == CONFIG:
+                diags = run_config(unit, settings, codes)
         except SourceError as exc:
             offset = unit.offset(exc.row - 1, exc.column - 1)
             diags = [Diagnostic(PARSE_ERROR, exc.message, offset, offset)]
@@ -347,6 +376,8 @@ def _suppress(unit: Unit, diags: list[Diagnostic], codes: frozenset):
     """
     if unit.kind == PYTHON:
         sup = noqa.python_suppressions(unit.text, strings=bool(diags))
+    elif unit.kind == CONFIG:
+        sup = noqa.hash_suppressions(unit.text)
     else:
         sup = noqa.sql_suppressions(unit.text)
     if not sup.directives:

@@ -126,7 +126,9 @@ class PatternSet:
 
 
 def is_checkable(path: str) -> bool:
-    return path.lower().endswith(EXTENSIONS)
+    from linter.sources.sparkconf import is_config_file
+
+    return path.lower().endswith(EXTENSIONS) or is_config_file(path)
 
 
 @dataclass

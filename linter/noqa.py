@@ -104,13 +104,7 @@ def python_suppressions(text: str, strings: bool = False) -> Suppressions:
     except (tokenize.TokenError, SyntaxError, IndentationError):
         tokens = None
     if tokens is None:  # unreadable Python: fall back to plain lines
-        for i in range(len(starts)):
-            line_end = starts[i + 1] if i + 1 < len(starts) else len(text)
-            line = text[starts[i]:line_end]
-            pos = line.find("#")
-            if pos != -1:
-                _python_comment(sup, line[pos:].rstrip("\r\n"), i, starts[i] + pos)
-        return sup
+        return _hash_comments(sup, text, starts)
     for tok in tokens:
         if tok.type == tokenize.COMMENT:
             row, col = tok.start
@@ -119,6 +113,24 @@ def python_suppressions(text: str, strings: bool = False) -> Suppressions:
             for line in range(tok.start[0] - 1, tok.end[0] - 1):
                 sup.string_end_line[line] = tok.end[0] - 1
     return sup
+
+
+def _hash_comments(sup: Suppressions, text: str, starts: list[int]) -> Suppressions:
+    for i in range(len(starts)):
+        line_end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        line = text[starts[i]:line_end]
+        pos = line.find("#")
+        if pos != -1:
+            _python_comment(sup, line[pos:].rstrip("\r\n"), i, starts[i] + pos)
+    return sup
+
+
+def hash_suppressions(text: str) -> Suppressions:
+    """Directives in `#` comments of configuration files (spark-defaults.conf, shell, YAML)."""
+    sup = Suppressions()
+    if "noqa" not in text.lower():
+        return sup
+    return _hash_comments(sup, text, [0] + [m.end() for m in re.finditer("\n", text)])
 
 
 def _python_comment(sup: Suppressions, comment: str, line: int, offset: int) -> None:

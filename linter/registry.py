@@ -119,6 +119,13 @@ class RunRule(Rule):
     kind = "run"
 
 
+class ConfigRule(Rule):
+    """Reads Spark settings (linter/sources/sparkconf.py's ConfigSet): define ``check(conf)``;
+    report with ``ctx.report(self, setting, message, help)``."""
+
+    kind = "config"
+
+
 class ToolRule(Rule):
     """A finding the engine itself makes (unreadable input, unused suppressions)."""
 

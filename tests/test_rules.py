@@ -67,6 +67,11 @@ def test_valid_example_is_not_reported(tmp_path, rule, example):
     assert found == [], found
 
 
+# The file a manual's code block is checked as, by its language.
+_EXAMPLE_FILES = {"sql": "example.sql", "xml": "capacity-scheduler.xml", "properties": "spark-defaults.conf",
+                  "sh": "run.sh", "yaml": "job.yaml"}
+
+
 def _blocks(rule, heading):
     text = rule.sections().get(heading, "")
     return re.findall(r"```(\w+)\n(.*?)```", text, re.S)
@@ -86,8 +91,9 @@ def test_manual_examples_agree_with_the_rule(tmp_path, rule):
         blocks = _blocks(rule, heading)
         assert blocks, f"{rule.code}: no code block under '{heading}'"
         for lang, code in blocks:
-            path = "example.sql" if lang == "sql" else "example.py"
-            prelude = rule.doc_setup if lang == "sql" else "from pyspark.sql import functions as F\n" + rule.doc_setup
+            path = _EXAMPLE_FILES.get(lang, "example.py")
+            prelude = "from pyspark.sql import functions as F\n" + rule.doc_setup if path == "example.py" else \
+                rule.doc_setup if lang == "sql" else ""
             settings = _settings(tmp_path, rule)
             text = prelude + code
             found = [f for f in check_source(str(tmp_path / path), text.encode(), settings) if f.code == rule.code]
@@ -111,7 +117,7 @@ def test_rule_is_complete(rule):
     has_fixed = any(e.fixed is not None for e in rule.invalid)
     assert has_fixed == (rule.fix is not None), f"{rule.code}: declared fix and fix examples disagree"
     assert rule.severity in ("error", "warning", "info")
-    assert rule.kind in ("python", "sql", "tool", "plan", "run")
+    assert rule.kind in ("python", "sql", "tool", "plan", "run", "config")
     module = rule.__module__.rsplit(".", 1)[-1]
     assert module == rule.name.replace("-", "_"), f"{rule.code}: module {module} is not named after the rule"
 

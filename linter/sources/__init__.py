@@ -17,6 +17,7 @@ from linter.diagnostics import Location
 
 PYTHON = "python"
 SQL = "sql"
+CONFIG = "config"  # spark-defaults.conf, shell scripts and YAML with spark-submit, Hadoop XML
 
 
 class SourceError(Exception):
@@ -138,6 +139,12 @@ def load_document(path: str, data: bytes) -> Document:
 
         return load_ipynb(path, data)
     text, encoding, bom = decode(data)
+    from linter.sources.sparkconf import is_config_file
+
+    if is_config_file(path):
+        doc = Document(path, "config", text, encoding=encoding, bom=bom)
+        doc.units.append(Unit(CONFIG, text, doc))
+        return doc
     if lower.endswith(".sql"):
         doc = Document(path, "sql", text, encoding=encoding, bom=bom)
         doc.units.append(Unit(SQL, text, doc))

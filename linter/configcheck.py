@@ -1,0 +1,36 @@
+"""Run the configuration rules (SPK8xx) over a ConfigSet, wherever its settings came from.
+
+The sink places a finding: at a value's offsets in a text file, at a libcst
+node in Python, or at the environment's line of an event log.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from linter import registry
+
+_HINT = ("config(", "conf.set(", ".set(", "setAll(", "master(", "setMaster(", "SparkConf")
+
+
+class ConfigContext:
+    def __init__(self, settings, sink: Callable):
+        self.settings = settings
+        self._sink = sink
+
+    def report(self, rule, setting, message: str, help=None) -> None:
+        self._sink(rule, setting, message, help)
+
+
+def config_rules(codes: frozenset) -> list:
+    return [r for r in registry.all_rules() if r.kind == "config" and r.code in codes]
+
+
+def python_wants_config(text: str, codes: frozenset) -> bool:
+    return any(h in text for h in _HINT) and bool(config_rules(codes))
+
+
+def run_rules(conf, settings, codes: frozenset, sink: Callable) -> None:
+    ctx = ConfigContext(settings, sink)
+    for rule in config_rules(codes):
+        rule(ctx).check(conf)

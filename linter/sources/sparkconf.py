@@ -1,0 +1,239 @@
+"""Spark configuration wherever it is written, as one list of settings the SPK8xx rules read.
+
+- Python: `SparkSession.builder.config("k", "v")` (also `key=`/`value=` and
+  `map={...}`), `.master("...")`, `spark.conf.set("k", v)`, `SparkConf().set(...)`,
+  `.setAll([(k, v), ...])`, `.setMaster(...)`; only literal values count.
+- `spark-defaults.conf`: `key value` or `key=value` lines (Java properties: a `#`
+  starts a comment only at the start of a line; after a value it is part of it).
+- shell scripts and YAML (CI, Airflow, Kubernetes `SparkApplication`): every
+  `spark-submit` command line (continued lines joined) with `--conf k=v`,
+  `--master`, `--executor-memory`, `--executor-cores`, `--driver-memory`,
+  `--num-executors`; and in YAML, `spark.*: value` keys (a `sparkConf:` map).
+- Hadoop XML (`capacity-scheduler.xml`, `yarn-site.xml`): `<name>`/`<value>` pairs.
+- Properties written `prefix:key=value` (Dataproc's `capacity-scheduler:yarn...`).
+- an event log's environment (Spark Properties), read by linter/sources/app.py.
+
+Each setting keeps where its value is written (offsets into the text, or a
+libcst node), so a finding lands on the value.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+# Command-line options of spark-submit that are settings.
+SUBMIT_FLAGS = {"--master": "spark.master", "--executor-memory": "spark.executor.memory",
+                "--executor-cores": "spark.executor.cores", "--driver-memory": "spark.driver.memory",
+                "--num-executors": "spark.executor.instances", "--deploy-mode": "spark.submit.deployMode"}
+OBJECT_STORE = re.compile(r"\b(?:s3a?|s3n|gs|abfss?|wasbs?|oss|cos)://", re.I)
+_RDD = re.compile(r"\.rdd\b|\bparallelize\(|\.textFile\(|\bmapPartitions\(|\bsc\.\w+File\(")
+
+
+@dataclass
+class Setting:
+    key: str
+    value: str
+    start: int = 0  # offsets of the value in the text (text sources)
+    end: int = 0
+    node: Any = None  # the libcst node of the value (Python)
+    line: int = 0  # 1-based line (event logs)
+
+
+@dataclass
+class ConfigSet:
+    """The settings of one source, in the order they are written (the last one of a key wins)."""
+
+    kind: str  # "python", "defaults", "submit", "yaml", "xml", "eventlog"
+    settings: list = field(default_factory=list)
+    object_store_writes: bool = False  # the same source writes to s3://, gs://, abfss:// ...
+    uses_rdd: bool = False
+    master: Optional[str] = None
+
+    def add(self, setting: Setting) -> None:
+        self.settings.append(setting)
+        if setting.key == "spark.master":
+            self.master = setting.value
+
+    def get(self, key: str) -> Optional[Setting]:
+        for setting in reversed(self.settings):
+            if setting.key == key:
+                return setting
+        return None
+
+    def value(self, key: str) -> Optional[str]:
+        setting = self.get(key)
+        return setting.value.strip() if setting is not None else None
+
+    @property
+    def local(self) -> bool:
+        return (self.master or "").startswith("local")
+
+
+def is_config_file(path: str) -> bool:
+    name = os.path.basename(path).lower()
+    return (name.startswith("spark-defaults") and name.endswith(".conf")) or \
+        name.endswith((".sh", ".bash", ".yml", ".yaml")) or name in ("capacity-scheduler.xml", "yarn-site.xml")
+
+
+def _kind(path: str) -> str:
+    name = os.path.basename(path).lower()
+    if name.endswith(".conf"):
+        return "defaults"
+    if name.endswith(".xml"):
+        return "xml"
+    if name.endswith((".yml", ".yaml")):
+        return "yaml"
+    return "submit"
+
+
+def from_text(path: str, text: str) -> ConfigSet:
+    kind = _kind(path)
+    conf = ConfigSet(kind, object_store_writes=bool(OBJECT_STORE.search(text)), uses_rdd=False)
+    if kind == "defaults":
+        for m in re.finditer(r"(?m)^[ \t]*(spark\.[\w.\-]+)(?:[ \t]*=[ \t]*|[ \t]+)(\S[^\n#]*?)[ \t]*$", text):
+            conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
+    elif kind == "xml":
+        for m in re.finditer(r"<name>\s*([^<\s]+)\s*</name>\s*<value>\s*([^<]*?)\s*</value>", text):
+            conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2) if m.group(2) else m.start(2)))
+    else:
+        _submit_lines(text, conf)
+        if kind == "yaml":
+            for m in re.finditer(r"(?m)^[ \t-]*[\"']?(spark\.[\w.\-]+)[\"']?[ \t]*:[ \t]*[\"']?([^\"'\n#]+?)[\"']?"
+                                 r"[ \t]*(?:#.*)?$", text):
+                conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
+    for m in re.finditer(r"\b(?:capacity-scheduler|yarn):(yarn\.[\w.\-]+)=([\w.$]+)", text):
+        conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
+    return conf
+
+
+_SUBMIT = re.compile(r"\bspark-submit\b")
+_TOKEN = re.compile(r"""(?:"([^"]*)"|'([^']*)'|(\S+))""")
+
+
+def _submit_lines(text: str, conf: ConfigSet) -> None:
+    """Every spark-submit command: its line and the continuation lines (`\\` at the end), tokenised."""
+    for m in _SUBMIT.finditer(text):
+        end = m.end()
+        while True:
+            newline = text.find("\n", end)
+            if newline == -1:
+                end = len(text)
+                break
+            if text[end:newline].rstrip().endswith("\\"):
+                end = newline + 1
+                continue
+            end = newline
+            break
+        tokens = [(t.group(1) if t.group(1) is not None else t.group(2) if t.group(2) is not None else t.group(3),
+                   t.start(1) if t.group(1) is not None else t.start(2) if t.group(2) is not None else t.start(3))
+                  for t in _TOKEN.finditer(text, m.end(), end) if t.group(0) != "\\"]
+        i = 0
+        while i < len(tokens):
+            token, start = tokens[i]
+            flag, _, inline = token.partition("=")
+            if flag == "--conf":
+                value, at = (inline, start + len("--conf=")) if inline else \
+                    (tokens[i + 1] if i + 1 < len(tokens) else ("", start))
+                key, sep, setting = value.partition("=")
+                if sep and key.startswith(("spark.", "yarn.")):
+                    offset = at + len(key) + 1
+                    conf.add(Setting(key, setting, offset, offset + len(setting)))
+                i += 1 if inline else 2
+                continue
+            if flag in SUBMIT_FLAGS:
+                value, at = (inline, start + len(flag) + 1) if inline else \
+                    (tokens[i + 1] if i + 1 < len(tokens) else ("", start))
+                conf.add(Setting(SUBMIT_FLAGS[flag], value, at, at + len(value)))
+                i += 1 if inline else 2
+                continue
+            i += 1
+
+
+def from_properties(properties: dict, line: int, object_store_writes: bool, uses_rdd: bool) -> ConfigSet:
+    conf = ConfigSet("eventlog", object_store_writes=object_store_writes, uses_rdd=uses_rdd)
+    for key, value in properties.items():
+        conf.add(Setting(str(key), str(value), line=line))
+    return conf
+
+
+def from_python(module, text: str) -> ConfigSet:
+    """Settings written in Python (literal values only), each with the libcst node of its value."""
+    import libcst as cst
+
+    from linter.semantic import literal_string, method_name
+
+    conf = ConfigSet("python", object_store_writes=bool(OBJECT_STORE.search(text)), uses_rdd=bool(_RDD.search(text)))
+
+    def literal(node) -> Optional[str]:
+        value = literal_string(node)
+        if value is not None:
+            return value
+        if isinstance(node, cst.Integer):
+            return node.value
+        if isinstance(node, cst.Float):
+            return node.value
+        if isinstance(node, cst.Name) and node.value in ("True", "False"):
+            return node.value.lower()
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+                isinstance(node.expression, (cst.Integer, cst.Float)):
+            return "-" + node.expression.value
+        return None
+
+    def add(key_node, value_node) -> None:
+        key, value = literal_string(key_node), literal(value_node)
+        if key is not None and value is not None:
+            conf.add(Setting(key, value, node=value_node))
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            name = method_name(node)
+            args = node.args
+            positional = [a.value for a in args if a.keyword is None and a.star == ""]
+            keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+            if name in ("config", "set") and len(positional) >= 2:
+                add(positional[0], positional[1])
+            elif name == "config" and "key" in keywords and "value" in keywords:
+                add(keywords["key"], keywords["value"])
+            elif name == "config" and isinstance(keywords.get("map"), cst.Dict):
+                for element in keywords["map"].elements:
+                    if isinstance(element, cst.DictElement):
+                        add(element.key, element.value)
+            elif name == "setAll" and positional and isinstance(positional[0], (cst.List, cst.Tuple)):
+                for element in positional[0].elements:
+                    pair = element.value
+                    if isinstance(pair, cst.Tuple) and len(pair.elements) == 2:
+                        add(pair.elements[0].value, pair.elements[1].value)
+            elif name in ("master", "setMaster") and len(positional) == 1:
+                value = literal(positional[0])
+                if value is not None:
+                    conf.add(Setting("spark.master", value, node=positional[0]))
+
+    module.visit(Visitor())
+    return conf
+
+
+_UNITS = {"b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30,
+          "t": 1 << 40, "tb": 1 << 40, "p": 1 << 50, "pb": 1 << 50}
+
+
+def bytes_of(value: Optional[str], default_unit: str = "b") -> Optional[float]:
+    """Spark's size strings (`4g`, `512m`, `10485760`) in bytes; None when not a size."""
+    m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([kmgtp]?b?|[kmgtp]i?b)?\s*", (value or "").lower())
+    if not m:
+        return None
+    unit = (m.group(2) or default_unit).replace("ib", "b")
+    return float(m.group(1)) * _UNITS.get(unit, 1)
+
+
+_TIMES = {"us": 0.001, "ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+def millis_of(value: Optional[str], default_unit: str = "ms") -> Optional[float]:
+    """Spark's durations (`10s`, `120s`, `2min`, `10000`) in milliseconds; None when not one."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|min|h|d)?\s*", (value or "").lower())
+    if not m:
+        return None
+    return float(m.group(1)) * _TIMES[m.group(2) or default_unit]
