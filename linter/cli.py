@@ -129,10 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _plan_options(command) -> None:
-    """The options of the commands that read plans and runs (no file selection, no fixes)."""
+    """The options of the commands that read plans and runs (no file selection, no fixes); html is theirs."""
     from linter.report import FORMATS
 
-    command.add_argument("--output-format", choices=FORMATS, default=None, metavar="FORMAT")
+    command.add_argument("--output-format", choices=(*FORMATS, "html"), default=None, metavar="FORMAT",
+                         help=f"one of: {', '.join(FORMATS)}, html (default: full)")
     command.add_argument("-o", "--output-file", metavar="FILE")
     command.add_argument("--select", action=_extend("select"))
     command.add_argument("--ignore", action=_extend("ignore"))
@@ -472,10 +473,16 @@ def plan_resolver(args):
     return Resolver(overrides, config_file)
 
 
-def emit_plan_findings(findings, args) -> int:
+def emit_plan_findings(findings, args, trees=()) -> int:
     from linter.report import ReportOptions, render
 
-    _emit(render(args.output_format or "full", findings, ReportOptions()), args.output_file)
+    if args.output_format == "html":
+        from linter.report import html
+
+        findings = sorted(findings, key=lambda f: f.sort_key())
+        _emit(html.render("sparkcheck: plans", findings, list(trees)), args.output_file)
+    else:
+        _emit(render(args.output_format or "full", findings, ReportOptions()), args.output_file)
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 
@@ -486,9 +493,10 @@ def run_plan(args) -> int:
     resolver = plan_resolver(args)
     paths = args.paths or ["-"]
     findings = []
+    trees: list = []  # (title, plan root) for the HTML report
     if paths == ["-"]:
         text = sys.stdin.read()
-        findings = check_plan_text("-", text, resolver.for_path(os.getcwd()))
+        findings = check_plan_text("-", text, resolver.for_path(os.getcwd()), trees)
     else:
         from linter.sources import history
 
@@ -497,16 +505,16 @@ def run_plan(args) -> int:
             base, apps = history.applications(url)
             for app in apps:
                 findings.extend(check_history(f"{base}/history/{app}", history.sql_plans(base, app),
-                                              resolver.for_path(os.getcwd())))
+                                              resolver.for_path(os.getcwd()), trees))
         for path in plan_files([p for p in paths if p not in urls]):
             if not os.path.exists(path):
                 raise UsageError(f"{path}: no such file or directory")
             if is_event_log(path):
-                findings.extend(check_event_log(path, resolver.for_path(path)))
+                findings.extend(check_event_log(path, resolver.for_path(path), trees=trees))
                 continue
             with open(path, encoding="utf-8", errors="replace") as f:
-                findings.extend(check_plan_text(path, f.read(), resolver.for_path(path)))
-    return emit_plan_findings(findings, args)
+                findings.extend(check_plan_text(path, f.read(), resolver.for_path(path), trees))
+    return emit_plan_findings(findings, args, trees)
 
 
 def run_rule(args) -> int:

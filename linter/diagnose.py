@@ -93,7 +93,14 @@ def report_runs(runs: list[tuple[Application, list[Finding]]], args) -> int:
     fmt = args.output_format or "full"
     findings = sorted((f for _, group in runs for f in group), key=Finding.sort_key)
     summaries = [summarize(app) for app, _ in runs]
-    if fmt == "json":
+    if fmt == "html":
+        from linter.plans import plan_titles
+        from linter.report import html
+
+        trees = [tree for app, _ in runs for tree in plan_titles(app.path, app.plans)]
+        title = "sparkcheck: " + ", ".join(app.name or app.id or app.path for app, _ in runs)
+        _emit(html.render(title, findings, trees, [app for app, _ in runs]), args.output_file)
+    elif fmt == "json":
         document = {"applications": summaries, "findings": json.loads(render("json", findings, ReportOptions()))}
         _emit(json.dumps(document, indent=2) + "\n", args.output_file)
     elif fmt in ("full", "concise", "grouped"):

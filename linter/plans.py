@@ -67,6 +67,8 @@ class PlanContext:
             self.findings.append(Finding(rule.code, rule.name, message, rule.severity, self.path, loc, end,
                                          help=help, noqa_row=node.line, source_line=line,
                                          context=[(node.line, line)]))
+        if isinstance(node, PlanNode):
+            node.marks.append((rule.code, rule.name, message, help))
         if source is not None:
             path, row, text = source
             column = len(text) - len(text.lstrip()) + 1
@@ -114,9 +116,14 @@ def _run(ctx: PlanContext, inputs: Iterable[PlanInput]) -> list[Finding]:
     return sorted(ctx.findings, key=Finding.sort_key)
 
 
-def check_plan_text(path: str, text: str, settings) -> list[Finding]:
+def check_plan_text(path: str, text: str, settings, trees: Optional[list] = None) -> list[Finding]:
+    """Findings of every plan in the text; `trees` (when given) receives (title, root) of each, for reports."""
     ctx = PlanContext(path, text.splitlines(), settings)
-    return _run(ctx, (PlanInput(plan.root, plan.logical) for plan in parse_plans(text)))
+    plans = parse_plans(text)
+    if trees is not None:
+        trees.extend((f"{path}:{plan.line}" + (f" ({plan.section})" if plan.section else ""), plan.root)
+                     for plan in plans)
+    return _run(ctx, (PlanInput(plan.root, plan.logical) for plan in plans))
 
 
 def event_log_inputs(plans) -> list[PlanInput]:
@@ -129,16 +136,26 @@ def event_log_inputs(plans) -> list[PlanInput]:
     return inputs
 
 
-def check_event_log(path: str, settings, source_only: bool = False) -> list[Finding]:
+def check_event_log(path: str, settings, source_only: bool = False, trees: Optional[list] = None) -> list[Finding]:
     """The newest plan of every SQL execution in the log, reported at its event's line (and call site)."""
     from linter.sources.eventlog import sql_plans
 
     ctx = PlanContext(path, [], settings, source_only)
-    return _run(ctx, event_log_inputs(sql_plans(path)))
+    plans = sql_plans(path)
+    if trees is not None:
+        trees.extend(plan_titles(path, plans))
+    return _run(ctx, event_log_inputs(plans))
 
 
-def check_history(where: str, plans, settings) -> list[Finding]:
+def plan_titles(where: str, plans) -> list[tuple[str, PlanNode]]:
+    return [(f"{where}: SQL execution {p.execution}" + (f" ({p.description.splitlines()[0]})" if p.description
+                                                        else ""), p.root) for p in plans]
+
+
+def check_history(where: str, plans, settings, trees: Optional[list] = None) -> list[Finding]:
     """SQL executions read from a History Server; findings are placed at the application's URL."""
+    if trees is not None:
+        trees.extend(plan_titles(where, plans))
     ctx = PlanContext(where, [], settings)
     return _run(ctx, event_log_inputs(plans))
 

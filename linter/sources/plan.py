@@ -67,6 +67,7 @@ class PlanNode:
     metrics: dict = field(default_factory=dict)  # measured: "data size" -> bytes, "number of output rows" ...
     initial: Optional["PlanNode"] = None  # AdaptiveSparkPlan: the initial plan, when the final one is the child
     section: str = ""  # "Final Plan" / "Initial Plan" for the trees under an AdaptiveSparkPlan
+    marks: list = field(default_factory=list, repr=False)  # findings reported on this node (for the HTML report)
     def walk(self):
         stack = [self]
         while stack:
