@@ -19,6 +19,7 @@ LOGS = os.path.join(SHARED_DATA, "eventlogs")
 JOB = os.path.join(ROOT, "fixtures", "runtime", "diagnostics_job.py")
 LIMITS = """[SPK701]
 min-seconds = 2.0
+min-mib = 10.0
 [SPK707]
 max-tasks = 500
 [SPK710]
@@ -92,6 +93,8 @@ def test_a_bad_job_gets_each_diagnostic_at_its_line(tmp_path):
     at_job = {(f["code"], f["location"]["row"]) for f in report["findings"] if f["filename"] == JOB}
     assert at_job == _markers()
     assert all(f["filename"] == JOB for f in report["findings"])  # the temporary log is not reported
+    hot = [f for f in report["findings"] if f["code"] == "SPK701" and "data skew" in f["message"]]
+    assert len(hot) == 1 and "one task read" in hot[0]["message"]
     failed = next(f for f in report["findings"] if f["code"] == "SPK705")
     assert "ValueError: bad record on the first attempt" in failed["message"]
     (app,) = report["applications"]
