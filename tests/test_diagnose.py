@@ -106,3 +106,34 @@ def test_a_well_behaved_job_gets_none(tmp_path):
     report = _capture("good", tmp_path)
     assert report["findings"] == []
     assert report["applications"][0]["tasks"] > 0
+
+
+@pytest.mark.parametrize("reason, signature", [
+    ({"Reason": "ExceptionFailure", "Class Name": "java.lang.OutOfMemoryError", "Description": "Java heap space"},
+     "java.lang.OutOfMemoryError"),
+    ({"Reason": "ExecutorLostFailure", "Executor ID": "7", "Exit Caused By App": True,
+      "Loss Reason": "Container killed by YARN for exceeding physical memory limits. 9.1 GB of 9 GB physical "
+                     "memory used. Consider boosting spark.executor.memoryOverhead."},
+     "container killed for exceeding memory limits"),
+    ({"Reason": "ExecutorLostFailure", "Loss Reason": "Command exited with code 137"},
+     "executor killed (exit code 137: out of memory, SIGKILL)"),
+    ({"Reason": "ExecutorLostFailure", "Loss Reason": "Executor heartbeat timed out after 121000 ms"},
+     "executor heartbeat timed out"),
+    ({"Reason": "FetchFailed", "Message": "org.apache.spark.shuffle.MetadataFetchFailedException: Missing an "
+                                          "output location for shuffle 3"}, "FetchFailed (shuffle data lost)"),
+    ({"Reason": "ExceptionFailure", "Class Name": "java.io.IOException", "Description": "No space left on device"},
+     "No space left on device"),
+    ({"Reason": "ExceptionFailure", "Class Name": "org.apache.spark.SparkException",
+      "Description": "Total size of serialized results of 12 tasks (1034.2 MiB) is bigger than "
+                     "spark.driver.maxResultSize (1024.0 MiB)"}, "results over spark.driver.maxResultSize"),
+    ({"Reason": "ExceptionFailure", "Class Name": "java.io.NotSerializableException", "Description": "x"},
+     "serialization error"),
+    ({"Reason": "ExceptionFailure", "Class Name": "java.lang.IllegalStateException", "Description": "boom"},
+     "java.lang.IllegalStateException"),
+    ({"Reason": "ExecutorLostFailure", "Loss Reason": "Remote RPC client disassociated. exit code: 52"},
+     "ExecutorLostFailure (exit code 52)"),
+])
+def test_failures_are_grouped_by_the_causes_the_guides_name(reason, signature):
+    from linter.sources.app import failure_signature
+
+    assert failure_signature(reason)[0] == signature
