@@ -52,12 +52,30 @@ def run_capture(args) -> int:
     hook = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture_hook")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (hook, env.get("PYTHONPATH", "")) if p)
     env["SPARKCHECK_CAPTURE"] = "1"
+    recorded = os.path.join(directory, "connect-plans.jsonl")
+    if args.remote:
+        if not args.remote.startswith("sc://"):
+            raise UsageError(f"--remote: a Spark Connect address is written sc://host:port, not {args.remote!r}")
+        env["SPARK_REMOTE"] = args.remote
+        env["SPARKCHECK_CONNECT_PLANS"] = recorded
     try:
         try:
             # the job's own output goes to standard error: standard output holds only the report
             returncode = subprocess.run(job, env=env, stdout=sys.stderr.fileno()).returncode
         except FileNotFoundError:
             raise UsageError(f"capture: cannot run {job[0]!r}: no such program") from None
+        if args.remote:
+            from linter.cli import emit_plan_findings
+            from linter.plans import check_recorded_plans
+
+            trees: list = []
+            findings = check_recorded_plans(recorded, resolver.for_path(os.getcwd()), trees)
+            if not trees:
+                print(f"sparkcheck: the job ran no Spark Connect action against {args.remote} "
+                      f"(exit code {returncode})", file=sys.stderr)
+                return EXIT_ERROR
+            code = emit_plan_findings(findings, args, trees)
+            return EXIT_ERROR if returncode != 0 else code
         logs = sorted(os.path.join(directory, n) for n in os.listdir(directory)
                       if n not in before and is_event_log(os.path.join(directory, n)))
         logs = [log for log in logs if files_of(log)]

@@ -112,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     _plan_options(capture)
     capture.add_argument("--event-log-dir", metavar="DIR",
                          help="keep the run's event log here (default: a temporary directory, removed afterwards)")
+    capture.add_argument("--remote", metavar="sc://HOST:PORT",
+                         help="a Spark Connect server: the job connects there, and each action's plan is checked")
     capture.add_argument("job", nargs=argparse.REMAINDER, help="the command that runs the job, after `--`")
 
     rule = sub.add_parser("rule", help="print a rule's manual")

@@ -152,6 +152,32 @@ def plan_titles(where: str, plans) -> list[tuple[str, PlanNode]]:
                                                         else ""), p.root) for p in plans]
 
 
+def check_recorded_plans(path: str, settings, trees: Optional[list] = None) -> list[Finding]:
+    """Plans a Spark Connect job's actions recorded (capture --remote), reported at each action's line."""
+    import json
+
+    records = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
+    findings: list[Finding] = []
+    for record in records:
+        site = f"{record.get('action')} at {record.get('file')}:{record.get('line')}"
+        text = str(record.get("plan", ""))
+        ctx = PlanContext(site, text.splitlines(), settings, source_only=True)
+        plans = parse_plans(text)
+        if trees is not None:
+            trees.extend((site, plan.root) for plan in plans)
+        findings.extend(_run(ctx, (PlanInput(plan.root, plan.logical, f"{site}: ",
+                                             (str(record.get("file")), int(record.get("line") or 0)))
+                                   for plan in plans)))
+    return sorted(findings, key=Finding.sort_key)
+
+
 def check_history(where: str, plans, settings, trees: Optional[list] = None) -> list[Finding]:
     """SQL executions read from a History Server; findings are placed at the application's URL."""
     if trees is not None:

@@ -191,3 +191,59 @@ def test_capture_needs_a_command_and_reports_a_failing_job(tmp_path):
     assert r.code == 2 and "wrote no event log" in r.err
     r = run_process("capture", "--", "no-such-program-xyz")
     assert r.code == 2 and r.err.count("\n") == 1
+
+
+CONNECT_JOB = '''from pyspark.sql import SparkSession, functions as F
+
+spark = SparkSession.builder.getOrCreate()
+orders = spark.range(100_000).withColumn("customer", F.col("id") % 10)
+customers = spark.range(10).withColumnRenamed("id", "customer_id")
+print(orders.join(customers.hint("merge"), orders.customer == customers.customer_id).count())
+print(orders.groupBy("customer").count().collect())
+'''
+
+
+@pytest.fixture(scope="module")
+def connect_server(tmp_path_factory):
+    """The real Spark Connect server shipped in the pyspark package, on 127.0.0.1."""
+    import pyspark
+
+    pytest.importorskip("grpc")
+    home = os.path.dirname(pyspark.__file__)
+    port = _free_port()
+    env = {**os.environ, "SPARK_HOME": home, "SPARK_LOCAL_IP": "127.0.0.1"}
+    log = open(tmp_path_factory.mktemp("connect") / "server.log", "w")
+    server = subprocess.Popen(
+        [os.path.join(home, "bin", "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+         "--master", "local[2]", "--conf", f"spark.connect.grpc.binding.port={port}",
+         "--conf", "spark.connect.grpc.binding.address=127.0.0.1", "--conf", "spark.ui.enabled=false",
+         "spark-internal"], env=env, stdout=log, stderr=log, start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert server.poll() is None, "the Spark Connect server stopped"
+            assert time.time() < deadline, "the Spark Connect server did not open its port"
+            time.sleep(1)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=60)
+        log.close()
+
+
+def test_capture_against_spark_connect(connect_server, tmp_path):
+    job = tmp_path / "connect_job.py"
+    job.write_text(CONNECT_JOB)
+    env = {"PYSPARK_PYTHON": sys.executable}
+    r = run_process("capture", "--remote", connect_server, "--output-format", "json", "--", sys.executable, job,
+                    cwd=tmp_path, env=env, timeout=300)
+    assert r.code == 1, r.err[-3000:]
+    found = json.loads(r.out)
+    assert [(f["code"], os.path.basename(f["filename"]), f["location"]["row"]) for f in found] == \
+        [("SPK604", "connect_job.py", 6)]
+    assert "the optimizer's estimate" in found[0]["message"] and found[0]["message"].startswith("count at ")
+    bad = run_process("capture", "--remote", "http://127.0.0.1:1", "--", sys.executable, job)
+    assert bad.code == 2 and bad.err.count("\n") == 1 and "sc://host:port" in bad.err

@@ -5,7 +5,11 @@ actions (`collect at job.py:16`); DataFrame `count`, `show` and every write are
 named after a JVM frame (`count at NativeMethodAccessorImpl.java:0`). This
 wraps those actions so that they set the call
 site from the job's calling line (as `SCCallSiteSync` does for `collect`), so
-every execution and stage of the run names the line that started it. Nothing else changes, nothing is
+every execution and stage of the run names the line that started it. With
+`capture --remote` (Spark Connect, whose event log is on the server), each
+action also asks the server for its plan (`explain("cost")`) and appends it,
+with the calling line, to the file SPARKCHECK_CONNECT_PLANS names. Nothing
+else changes, nothing is
 imported before the job imports pyspark, and a sitecustomize the job's
 environment already had is run after this one.
 """
@@ -84,6 +88,45 @@ def _install():
         return  # never break the job: without the wrappers, call sites are only less precise
 
 
+def _record_connect_plans(path):
+    """Spark Connect: before each action, ask the server for the plan (`cost` mode) and append it to `path`."""
+    import json
+
+    try:
+        import pyspark.sql.connect.dataframe as connect_dataframe
+        import pyspark.sql.connect.readwriter as connect_readwriter
+    except Exception:
+        return
+    root = os.path.dirname(os.path.abspath(sys.modules["pyspark"].__file__))
+
+    def wrap(cls, name, frame_of):
+        original = cls.__dict__.get(name)
+        if original is None or getattr(original, "_sparkcheck", False):
+            return
+
+        @functools.wraps(original)
+        def action(self, *args, **kwargs):
+            caller = sys._getframe(1)
+            filename = os.path.abspath(caller.f_code.co_filename)
+            if not filename.startswith(root + os.sep):
+                try:
+                    plan = frame_of(self)._explain_string(mode="cost")
+                    with open(path, "a", encoding="utf-8") as out:
+                        out.write(json.dumps({"action": name, "file": filename, "line": caller.f_lineno,
+                                              "plan": plan}) + "\n")
+                except Exception:
+                    pass  # the action runs whether or not its plan could be read
+            return original(self, *args, **kwargs)
+
+        action._sparkcheck = True
+        setattr(cls, name, action)
+
+    for name in _ACTIONS:
+        wrap(connect_dataframe.DataFrame, name, lambda df: df)
+    for name in _WRITES:
+        wrap(connect_readwriter.DataFrameWriter, name, lambda writer: writer._df)
+
+
 class _AfterSql(importlib.abc.MetaPathFinder):
     """Installs the wrappers once the `pyspark.sql` package has finished importing (no import cycle)."""
 
@@ -100,6 +143,8 @@ class _AfterSql(importlib.abc.MetaPathFinder):
         def exec_and_install(module):
             exec_module(module)
             _install()
+            if os.environ.get("SPARKCHECK_CONNECT_PLANS"):
+                _record_connect_plans(os.environ["SPARKCHECK_CONNECT_PLANS"])
 
         loader.exec_module = exec_and_install
         return spec
