@@ -122,6 +122,12 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     collector = EmbeddedSql(semantic) if embedded_wanted else None
     if collector is not None:
         visit.setdefault(cst.Call, []).append(collector.visit_Call)
+    python_settings = None
+    if config_wanted:
+        from linter.sources.sparkconf import PythonSettings
+
+        python_settings = PythonSettings(text)
+        visit.setdefault(cst.Call, []).append(python_settings.visit_Call)
     for cls, fn in sem_leave.items():
         leave.setdefault(cls, []).append(fn)
     limit = sys.getrecursionlimit()
@@ -133,14 +139,13 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if collector is not None and collector.found:
         out.extend(collector.diagnostics(unit, module, settings, codes))
-    if config_wanted:
+    if python_settings is not None and python_settings.conf.settings:
         from linter import configcheck
-        from linter.sources.sparkconf import from_python
 
         def sink(rule, setting, message, help):
             ctx.pending.append((rule.code, setting.node, message, None, help, None))
 
-        configcheck.run_rules(from_python(module, text), settings, codes, sink)
+        configcheck.run_rules(python_settings.conf, settings, codes, sink)
     if not ctx.pending:
         return out
     nodes = []

@@ -1,6 +1,6 @@
 """Spark configuration wherever it is written, as one list of settings the SPK8xx rules read.
 
-- Python: `SparkSession.builder.config("k", "v")` (also `key=`/`value=` and
+- Python (collected during the engine's single walk): `SparkSession.builder.config("k", "v")` (also `key=`/`value=` and
   `map={...}`), `.master("...")`, `spark.conf.set("k", v)`, `SparkConf().set(...)`,
   `.setAll([(k, v), ...])`, `.setMaster(...)`; only literal values count.
 - `spark-defaults.conf`: `key value` or `key=value` lines (Java properties: a `#`
@@ -159,21 +159,23 @@ def from_properties(properties: dict, line: int, object_store_writes: bool, uses
     return conf
 
 
-def from_python(module, text: str) -> ConfigSet:
-    """Settings written in Python (literal values only), each with the libcst node of its value."""
-    import libcst as cst
+class PythonSettings:
+    """Collects settings from Python calls during the engine's single walk (``visit_Call``), literal values only."""
 
-    from linter.semantic import literal_string, method_name
+    def __init__(self, text: str):
+        self.conf = ConfigSet("python", object_store_writes=bool(OBJECT_STORE.search(text)),
+                              uses_rdd=bool(_RDD.search(text)))
 
-    conf = ConfigSet("python", object_store_writes=bool(OBJECT_STORE.search(text)), uses_rdd=bool(_RDD.search(text)))
+    @staticmethod
+    def _literal(node) -> Optional[str]:
+        import libcst as cst
 
-    def literal(node) -> Optional[str]:
+        from linter.semantic import literal_string
+
         value = literal_string(node)
         if value is not None:
             return value
-        if isinstance(node, cst.Integer):
-            return node.value
-        if isinstance(node, cst.Float):
+        if isinstance(node, (cst.Integer, cst.Float)):
             return node.value
         if isinstance(node, cst.Name) and node.value in ("True", "False"):
             return node.value.lower()
@@ -182,37 +184,41 @@ def from_python(module, text: str) -> ConfigSet:
             return "-" + node.expression.value
         return None
 
-    def add(key_node, value_node) -> None:
-        key, value = literal_string(key_node), literal(value_node)
+    def _add(self, key_node, value_node) -> None:
+        from linter.semantic import literal_string
+
+        key, value = literal_string(key_node), self._literal(value_node)
         if key is not None and value is not None:
-            conf.add(Setting(key, value, node=value_node))
+            self.conf.add(Setting(key, value, node=value_node))
 
-    class Visitor(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            name = method_name(node)
-            args = node.args
-            positional = [a.value for a in args if a.keyword is None and a.star == ""]
-            keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
-            if name in ("config", "set") and len(positional) >= 2:
-                add(positional[0], positional[1])
-            elif name == "config" and "key" in keywords and "value" in keywords:
-                add(keywords["key"], keywords["value"])
-            elif name == "config" and isinstance(keywords.get("map"), cst.Dict):
-                for element in keywords["map"].elements:
-                    if isinstance(element, cst.DictElement):
-                        add(element.key, element.value)
-            elif name == "setAll" and positional and isinstance(positional[0], (cst.List, cst.Tuple)):
-                for element in positional[0].elements:
-                    pair = element.value
-                    if isinstance(pair, cst.Tuple) and len(pair.elements) == 2:
-                        add(pair.elements[0].value, pair.elements[1].value)
-            elif name in ("master", "setMaster") and len(positional) == 1:
-                value = literal(positional[0])
-                if value is not None:
-                    conf.add(Setting("spark.master", value, node=positional[0]))
+    def visit_Call(self, node) -> None:
+        import libcst as cst
 
-    module.visit(Visitor())
-    return conf
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        name = func.attr.value
+        if name not in ("config", "set", "setAll", "master", "setMaster"):
+            return
+        positional = [a.value for a in node.args if a.keyword is None and a.star == ""]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if name in ("config", "set") and len(positional) >= 2:
+            self._add(positional[0], positional[1])
+        elif name == "config" and "key" in keywords and "value" in keywords:
+            self._add(keywords["key"], keywords["value"])
+        elif name == "config" and isinstance(keywords.get("map"), cst.Dict):
+            for element in keywords["map"].elements:
+                if isinstance(element, cst.DictElement):
+                    self._add(element.key, element.value)
+        elif name == "setAll" and positional and isinstance(positional[0], (cst.List, cst.Tuple)):
+            for element in positional[0].elements:
+                pair = element.value
+                if isinstance(pair, cst.Tuple) and len(pair.elements) == 2:
+                    self._add(pair.elements[0].value, pair.elements[1].value)
+        elif name in ("master", "setMaster") and len(positional) == 1:
+            value = self._literal(positional[0])
+            if value is not None:
+                self.conf.add(Setting("spark.master", value, node=positional[0]))
 
 
 _UNITS = {"b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30,
