@@ -6,7 +6,8 @@
 The log is made from a real one (../shared/data/eventlogs/python_udf_eventlog,
 Spark 3.5): its header and SQL executions once, then its task events repeated
 until the size is reached (with task ids renumbered), then its ending. Reading
-is `sparkcheck plan` on it in a child process, timed, with its peak RSS from
+is `sparkcheck plan` (and `sparkcheck diagnose`, which also keeps every task's
+figures) on it in a child process of its own, timed, with its peak RSS from
 getrusage. Nothing here runs in the test suite.
 """
 
@@ -51,13 +52,16 @@ def generate(path: str, megabytes: int) -> int:
     return written
 
 
-def measure(path: str) -> tuple[float, float]:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "linter", "plan", path, "--output-format", "concise"],
-                   stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": ROOT})
-    elapsed = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
-    return elapsed, peak
+def measure(path: str, command: str = "plan") -> tuple[float, float]:
+    """Wall time and peak RSS (MB) of `sparkcheck COMMAND path` in a child process of its own."""
+    code = ("import resource, subprocess, sys, time\n"
+            "start = time.perf_counter()\n"
+            f"subprocess.run([sys.executable, '-m', 'linter', {command!r}, {path!r}, '--output-format', 'concise'],"
+            " stdout=subprocess.DEVNULL)\n"
+            "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": ROOT}).stdout.split()
+    return float(out[0]), float(out[1])
 
 
 def main() -> None:
@@ -71,10 +75,13 @@ def main() -> None:
         big = os.path.join(tmp, "big")
         size = generate(big, args.mb)
         t_big, rss_big = measure(big)
+        t_diag, rss_diag = measure(big, "diagnose")
     print(f"{size_small / 2**20:8.0f} MB log: {t_small:6.2f} s, {size_small / 2**20 / t_small:6.1f} MB/s, "
           f"peak RSS {rss_small:.0f} MB")
     print(f"{size / 2**20:8.0f} MB log: {t_big:6.2f} s, {size / 2**20 / t_big:6.1f} MB/s, "
           f"peak RSS {rss_big:.0f} MB (one process, one core)")
+    print(f"{size / 2**20:8.0f} MB log, `diagnose` (plans, every task's figures, run and configuration rules): "
+          f"{t_diag:6.2f} s, {size / 2**20 / t_diag:6.1f} MB/s, peak RSS {rss_diag:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -112,3 +112,16 @@ def test_findings_land_on_the_call_site_unless_suppressed_there(tmp_path, run):
         [("app-1", 2), ("job.py", 3)]
     job.write_text(job.read_text().replace(".collect()\n", ".collect()  # noqa: SPK602\n"))
     assert run("plan", log, "--output-format", "json", cwd=tmp_path).code == 0
+
+
+def test_a_zstd_log_cut_off_reads_its_whole_blocks_and_junk_is_one_line(tmp_path, run):
+    source = os.path.join(LOGS, "aqeshuffle_eventlog.zstd")
+    data = open(source, "rb").read()
+    cut = tmp_path / "app.zstd.inprogress"
+    cut.write_bytes(data[: int(len(data) * 0.8)])
+    read, whole = [e for _, e in events(str(cut))], [e for _, e in events(source)]
+    assert 0 < len(read) < len(whole) and read == whole[: len(read)]
+    junk = tmp_path / "junk.zstd"
+    junk.write_bytes(bytes(range(256)) * 20)
+    r = run("diagnose", junk)
+    assert r.code == 2 and r.err.count("\n") == 1 and "not a readable zstd event log" in r.err

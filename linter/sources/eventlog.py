@@ -37,35 +37,65 @@ def is_event_log(path: str) -> bool:
         return False
 
 
-def _open(path: str):
+_CHUNK = 1 << 16
+
+
+def _chunks(path: str) -> Iterator[bytes]:
+    """The decompressed bytes of one log file, chunk by chunk.
+
+    A compressed file cut off (a log still being written, a copy interrupted)
+    ends where its last decodable byte ends; a file that is not what its name
+    says is one clear error.
+    """
     name = path.lower().replace(".inprogress", "")
     ext = next((e for e in (*_EXTRAS, ".gz") if name.endswith(e)), "")
-    raw = open(path, "rb")
+    produced = False
+    with open(path, "rb") as raw:
+        try:
+            for chunk in _decoded(raw, ext, path):
+                produced = produced or bool(chunk)
+                yield chunk
+        except ConfigError:
+            raise
+        except Exception as exc:  # zstandard.ZstdError, lz4's RuntimeError, gzip's BadGzipFile/EOFError, ...
+            if not produced:
+                kind = ext.lstrip(".") or "plain"
+                raise ConfigError(f"{path}: not a readable {kind} event log ({type(exc).__name__}: {exc})") from None
+            return  # cut off: everything before it was read
+
+
+def _decoded(raw, ext: str, path: str) -> Iterator[bytes]:
     if ext == ".gz":
-        return io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding="utf-8", errors="replace")
-    if ext in (".zstd", ".zst"):
+        stream = gzip.GzipFile(fileobj=raw)
+        yield from iter(lambda: stream.read(_CHUNK), b"")
+    elif ext in (".zstd", ".zst"):
         try:
             import zstandard
         except ImportError:
-            raw.close()
             raise ConfigError(f"{path}: reading .zstd event logs needs `zstandard` (pip install 'sparkcheck[eventlogs]')") from None
-        return io.TextIOWrapper(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True),
-                                encoding="utf-8", errors="replace")
-    if ext == ".lz4":
+        # A decompressor object per frame: a truncated last frame gives what it holds instead of an error.
+        decompressor = zstandard.ZstdDecompressor().decompressobj()
+        for data in iter(lambda: raw.read(_CHUNK), b""):
+            while data:
+                yield decompressor.decompress(data)
+                data = decompressor.unused_data if decompressor.eof else b""
+                if decompressor.eof:
+                    decompressor = zstandard.ZstdDecompressor().decompressobj()
+    elif ext == ".lz4":
         try:
             import lz4.frame
         except ImportError:
-            raw.close()
             raise ConfigError(f"{path}: reading .lz4 event logs needs `lz4` (pip install 'sparkcheck[eventlogs]')") from None
-        return io.TextIOWrapper(lz4.frame.LZ4FrameFile(raw), encoding="utf-8", errors="replace")
-    if ext == ".snappy":
+        stream = lz4.frame.LZ4FrameFile(raw)
+        yield from iter(lambda: stream.read(_CHUNK), b"")
+    elif ext == ".snappy":
         try:
             import snappy
         except ImportError:
-            raw.close()
             raise ConfigError(f"{path}: reading .snappy event logs needs `python-snappy` (pip install python-snappy)") from None
-        return io.TextIOWrapper(io.BytesIO(snappy.StreamDecompressor().decompress(raw.read())), encoding="utf-8")
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+        yield snappy.StreamDecompressor().decompress(raw.read())
+    else:
+        yield from iter(lambda: raw.read(_CHUNK), b"")
 
 
 def files_of(path: str) -> list[str]:
@@ -84,13 +114,18 @@ def files_of(path: str) -> list[str]:
 def _lines(path: str) -> Iterator[tuple[int, str]]:
     number = 0
     for file in files_of(path):
-        with _open(file) as stream:
-            try:
-                for line in stream:
-                    number += 1
-                    yield number, line
-            except (EOFError, OSError):
-                return  # a compressed file cut off: everything before it was read
+        rest = b""
+        for chunk in _chunks(file):
+            rest += chunk
+            if b"\n" not in chunk:
+                continue
+            *whole, rest = rest.split(b"\n")
+            for line in whole:
+                number += 1
+                yield number, line.decode("utf-8", errors="replace")
+        if rest:
+            number += 1
+            yield number, rest.decode("utf-8", errors="replace")  # a last line without its newline
 
 
 def events(path: str, wanted: Optional[frozenset] = None) -> Iterator[tuple[int, dict]]:
