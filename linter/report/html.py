@@ -2,8 +2,9 @@
 
 No network, no script: inline CSS and SVG. The page shows, per application,
 the summary, the task-duration distribution of the longest stages (box plots:
-min, 25th, median, 75th, max) and an executor timeline (one lane per executor,
-its lifetime and its tasks coloured by stage); then every plan as a tree with
+min, 25th, median, 75th, max) and an executor timeline (a band per executor
+over its lifetime, a row per concurrently running task, tasks coloured by
+stage); then every plan as a tree with
 the operators that have findings highlighted and the findings beside them; then
 all findings with their treatments.
 """
@@ -83,8 +84,24 @@ def box_plots(app: Application) -> str:
     return "".join(parts)
 
 
+def _slots(tasks: list) -> tuple[list[int], int]:
+    """Each task's row within its executor (the first free one by launch time), and the rows used."""
+    ends: list[float] = []
+    rows = []
+    for launch, finish in tasks:
+        for i, end in enumerate(ends):
+            if end <= launch:
+                ends[i] = finish
+                rows.append(i)
+                break
+        else:
+            ends.append(finish)
+            rows.append(len(ends) - 1)
+    return rows, max(len(ends), 1)
+
+
 def timeline(app: Application) -> str:
-    """One lane per executor: its lifetime, and its tasks coloured by stage."""
+    """One band per executor (its lifetime), one row per concurrently running task, tasks coloured by stage."""
     tasks = [(ex, launch, finish, stage.id) for stage in app.stages.values()
              for ex, launch, finish in zip(stage.executors, stage.figures["launch"], stage.figures["finish"])]
     if not tasks:
@@ -93,32 +110,39 @@ def timeline(app: Application) -> str:
     end = max(t[2] for t in tasks)
     executors = sorted({t[0] for t in tasks} | {e.id for e in app.executors.values()},
                        key=lambda e: (e != "driver", len(e), e))
-    lanes = {ex: i for i, ex in enumerate(executors)}
-    left, width, row = 110, 900, 22
-    span = max(end - start, 1.0)
-    height = row * len(executors) + 30
     if len(tasks) > MAX_TASKS_DRAWN:
         step = len(tasks) / MAX_TASKS_DRAWN
         tasks = [tasks[int(i * step)] for i in range(MAX_TASKS_DRAWN)]
+    by_executor: dict = {ex: [] for ex in executors}
+    for task in sorted(tasks, key=lambda t: t[1]):
+        by_executor[task[0]].append(task)
+    left, width, slot_height = 110, 900, 7
+    span = max(end - start, 1.0)
+    bands, y = [], 6
+    for ex in executors:
+        rows, used = _slots([(t[1], t[2]) for t in by_executor[ex]])
+        bands.append((ex, y, rows, used))
+        y += used * slot_height + 10
+    height = y + 20
     parts = [f'<svg class="timeline" role="img" aria-label="executor timeline" width="{left + width + 10}" '
              f'height="{height}" viewBox="0 0 {left + width + 10} {height}">']
-    for ex, lane in lanes.items():
-        y = 6 + lane * row
+    for ex, top, rows, used in bands:
         info = app.executors.get(ex)
-        parts.append(f'<text x="4" y="{y + 13}">executor {_e(ex)}</text>')
+        parts.append(f'<text x="4" y="{top + 11}">executor {_e(ex)}</text>')
         if info is not None:
             born = max(info.added or start, start)
             died = min(info.removed or end, end)
             if died > born:
                 x0 = left + width * (born - start) / span
-                parts.append(f'<rect class="lifetime" x="{x0:.1f}" y="{y + 1}" width="{width * (died - born) / span:.1f}" '
-                             f'height="16" fill="#eceef2"><title>executor {_e(ex)} ({_e(info.host)}, {info.cores} '
-                             f'cores){" removed: " + _e(info.reason) if info.removed else ""}</title></rect>')
-    for ex, launch, finish, stage in tasks:
-        y = 6 + lanes[ex] * row
-        x0 = left + width * (launch - start) / span
-        parts.append(f'<rect class="task" x="{x0:.1f}" y="{y + 3}" width="{max(width * (finish - launch) / span, 0.6):.1f}" '
-                     f'height="12" fill="{_color(stage)}" fill-opacity="0.75"/>')
+                parts.append(f'<rect class="lifetime" x="{x0:.1f}" y="{top}" width="{width * (died - born) / span:.1f}" '
+                             f'height="{used * slot_height + 2}" fill="#eceef2"><title>executor {_e(ex)} '
+                             f'({_e(info.host)}, {info.cores} cores){" removed: " + _e(info.reason) if info.removed else ""}'
+                             f'</title></rect>')
+        for (_, launch, finish, stage), row in zip(by_executor[ex], rows):
+            x0 = left + width * (launch - start) / span
+            parts.append(f'<rect class="task" x="{x0:.1f}" y="{top + 1 + row * slot_height}" '
+                         f'width="{max(width * (finish - launch) / span, 0.6):.1f}" height="{slot_height - 1}" '
+                         f'fill="{_color(stage)}"><title>stage {stage}: {_ms(finish - launch)}</title></rect>')
     parts.append(f'<text x="{left}" y="{height - 4}">0</text><text x="{left + width - 60}" y="{height - 4}">'
                  f'{_ms(span)}</text></svg>')
     return "".join(parts)
