@@ -75,3 +75,19 @@ def test_plan_command_reads_files_and_stdin(tpch, tmp_path, run):
     r = run("plan", "-", "--output-format", "json", stdin=text)
     assert r.code == 1 and '"code": "SPK601"' in r.out
     assert run("plan", tmp_path / "missing.txt").code == 2
+
+
+def test_codegen_mode_reads_its_subtrees_only(spark, tpch, tmp_path):
+    from pyspark.sql import functions as F
+
+    query = tpch["orders"].filter(F.upper("o_clerk") == "CLERK#000000001").groupBy("o_custkey").count()
+    spark.conf.set("spark.sql.adaptive.enabled", "false")  # AQE plans have no codegen subtrees before they run
+    try:
+        text = explain(query, "codegen")
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+    assert "Generated code:" in text and "WholeStageCodegen subtrees" in text
+    plans = parse_plans(text)
+    assert plans and all(p.root.codegen is not None for p in plans)  # each subtree starts at a `*(n)` operator
+    assert {n.name for p in plans for n in p.root.walk()} >= {"HashAggregate", "Filter"}
+    assert "SPK603" in codes(text, tmp_path)  # upper(o_clerk) is not pushed, read from the subtree

@@ -3,7 +3,8 @@
 Read: the simple mode (with ``*(n)`` codegen markers), the physical section of
 the extended mode, the formatted mode (tree plus numbered node details), AQE's
 ``AdaptiveSparkPlan`` with its ``== Final Plan ==`` / ``== Initial Plan ==``
-sections, and several plans in one text (a log pasted in). Values cut short
+sections, the codegen mode's subtrees (its generated Java is skipped), and
+several plans in one text (a log pasted in). Values cut short
 with ``...`` are kept as they are and count as unknown, never as evidence.
 
 AQE: an ``AdaptiveSparkPlan`` whose text holds both a ``== Final Plan ==`` and an
@@ -31,6 +32,9 @@ _DETAIL_HEADER = re.compile(r"^\((\d+)\) (\S.*?)\s*$")
 _FIELD = re.compile(r"(PushedFilters|DataFilters|PartitionFilters|ReadSchema|Format|Location|"
                     r"RuntimeFilters|Batched): ")
 _SECTION = re.compile(r"^== (.+?) ==\s*$")
+# Lines that start like an operator but are not plans: formatted mode's subquery headers, codegen mode's
+# summary and the generated Java that follows each subtree.
+_NOT_A_PLAN = re.compile(r"^(?:Subquery:\d+ |Found \d+ WholeStageCodegen subtrees|Generated code:)")
 _STATISTICS = re.compile(r"Statistics\(sizeInBytes=([^,)]+)")
 _SIZE = re.compile(r"^\s*([0-9.]+(?:E[+-]?\d+)?)\s*(B|KiB|MiB|GiB|TiB|PiB|EiB)?\s*$", re.I)
 _UNITS = {"b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40, "pib": 1 << 50, "eib": 1 << 60}
@@ -242,7 +246,7 @@ def parse_plans(text: str) -> list[Plan]:
             i += 1
             continue
         if m and not m.group("prefix") and _NAME.match(_CODEGEN.sub("", m.group("body"))) and \
-                not _DETAIL_HEADER.match(raw) and not raw.startswith("Subquery:"):  # `Subquery:1 Hosting ...`
+                not _DETAIL_HEADER.match(raw) and not _NOT_A_PLAN.match(raw):
             block, j = _tree_block(lines, i)
             root = _parse_tree(block)
             if root is not None:
