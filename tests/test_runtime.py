@@ -163,6 +163,18 @@ def test_history_server_rest_api(no_broadcast, tmp_path):
     assert gone.code == 2 and "cannot reach the Spark History Server" in gone.err
 
 
+def test_pytest_fixture_checks_a_plan(spark, sparkcheck_plan):
+    """The `sparkcheck_plan` fixture the installed package registers with pytest."""
+    from pyspark.sql import functions as F
+
+    df = spark.range(1000).withColumn("k", F.col("id") % 10).groupBy("k").count()
+    sparkcheck_plan.assert_clean(df)
+    assert sparkcheck_plan.findings(df) == []
+    udf = F.udf(lambda v: v + 1, "bigint")
+    with pytest.raises(AssertionError, match="SPK601"):
+        sparkcheck_plan.assert_clean(spark.range(10).select(udf("id")))
+
+
 def test_python_api_asserts_a_dataframes_plan(spark):
     from pyspark.sql import functions as F
 
