@@ -86,7 +86,10 @@ def _source_line(call_site) -> Optional[tuple[str, int, str]]:
     if call_site is None:
         return None
     path, row = call_site
-    if not path.endswith(".py") or not os.path.isfile(path):
+    if not path.endswith(".py"):
+        return None
+    path = local_path(path)
+    if path is None:
         return None
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -96,6 +99,23 @@ def _source_line(call_site) -> Optional[tuple[str, int, str]]:
                     return shown, row, text.rstrip("\r\n")
     except OSError:
         return None
+    return None
+
+
+def local_path(path: str) -> Optional[str]:
+    """The file a call site names, here: as written, or the longest tail of it under the working directory.
+
+    A job run on a cluster or in CI names its files where they were there
+    (`/home/runner/work/etl/etl/jobs/orders.py`); in a checkout, the same file is
+    `jobs/orders.py`. A tail keeps at least one folder.
+    """
+    if os.path.isfile(path):
+        return path
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    for start in range(1, len(parts) - 1):  # a tail keeps a folder: a bare `main.py` could be anyone's
+        candidate = os.path.join(*parts[start:])
+        if os.path.isfile(candidate):
+            return candidate
     return None
 
 

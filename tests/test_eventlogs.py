@@ -125,3 +125,15 @@ def test_a_zstd_log_cut_off_reads_its_whole_blocks_and_junk_is_one_line(tmp_path
     junk.write_bytes(bytes(range(256)) * 20)
     r = run("diagnose", junk)
     assert r.code == 2 and r.err.count("\n") == 1 and "not a readable zstd event log" in r.err
+
+
+def test_a_call_site_from_another_machine_finds_the_file_in_this_checkout(tmp_path, run):
+    job = tmp_path / "jobs" / "orders.py"
+    job.parent.mkdir()
+    job.write_text("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+                   "rows = spark.range(10).crossJoin(spark.range(10)).collect()\n")
+    log = tmp_path / "app-2"
+    _one_execution_log(log, "/home/runner/work/etl/etl/jobs/orders.py")  # where CI ran it
+    found = json.loads(run("plan", log, "--output-format", "json", cwd=tmp_path).out)
+    assert [(os.path.relpath(f["filename"], tmp_path), f["location"]["row"]) for f in found
+            if f["filename"].endswith(".py")] == [(os.path.join("jobs", "orders.py"), 3)]
