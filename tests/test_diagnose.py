@@ -137,3 +137,14 @@ def test_failures_are_grouped_by_the_causes_the_guides_name(reason, signature):
     from linter.sources.app import failure_signature
 
     assert failure_signature(reason)[0] == signature
+
+
+def test_the_kept_log_of_the_bad_job_reads_the_same_without_spark():
+    """fixtures/logs/diagnostics_bad is the bad job's event log as Spark 4.3 wrote it (a renamed rolling folder);
+    its call sites name the job where it ran, and land on the job in this checkout."""
+    report = _diagnose(os.path.join(ROOT, "fixtures", "logs"), cwd=ROOT)
+    (app,) = report["applications"]
+    assert app["name"] == "diagnostics-bad"
+    at_job = {(f["code"], f["location"]["row"]) for f in report["findings"]
+              if f["filename"].endswith(os.path.join("fixtures", "runtime", "diagnostics_job.py"))}
+    assert at_job == _markers()

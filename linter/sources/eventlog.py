@@ -26,7 +26,13 @@ _PLAN_EVENTS = ("SparkListenerSQLExecutionStart", "SparkListenerSQLAdaptiveExecu
 
 def is_event_log(path: str) -> bool:
     if os.path.isdir(path):
-        return os.path.basename(path.rstrip("/")).startswith("eventlog_v2_")
+        # a rolling log: Spark names the folder eventlog_v2_<app>, but a copy may be renamed
+        if os.path.basename(path.rstrip("/")).startswith("eventlog_v2_"):
+            return True
+        try:
+            return any(re.match(r"events_\d+_", name) for name in os.listdir(path))
+        except OSError:
+            return False
     name = os.path.basename(path).lower().replace(".inprogress", "")
     if name.endswith(tuple(_EXTRAS)) or name.endswith(".gz"):
         return True
