@@ -59,7 +59,7 @@ class PlanContext:
         message = self.current.prefix + message
         source = _source_line(self.current.call_site)
         if source is not None and self._suppressed(rule.code, source[0], source[1]):
-            return  # `# noqa: SPK604` on the job's line: the user has seen it, wherever it is read from
+            return  # a noqa comment for this code on the job's line: the user has seen it, wherever it is read from
         if source is None or not self.source_only:
             line = self.lines[node.line - 1] if 0 < node.line <= len(self.lines) else node.text
             loc = Location(node.line, node.column)

@@ -13,7 +13,6 @@ static SQL rules report the same line: tests/test_tpch.py).
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import urllib.request
 
 import pytest
 
-from conftest import ROOT, SHARED_DATA, run_process
+from conftest import ROOT, run_process
 
 pytestmark = pytest.mark.spark
 

@@ -10,7 +10,6 @@ line at a time, and only the newest plan of each SQL execution is kept.
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import os
 import re
