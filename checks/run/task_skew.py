@@ -25,7 +25,8 @@ class TaskSkew(RunRule):
     reading over 3 times the stage's average shuffle data and over 100 MiB.
     The message gives the quantiles (min, 25th, median, 75th, max), says whether
     the skew is in the data (the slow task read more bytes) or in time alone
-    (a slow node: the same executor is the slow one in other stages too), and
+    (a slow node: the same executor, among several, is the slow one in other
+    stages too), and
     whether AQE's skew-join handling was on.
 
     ## Why is this bad?
@@ -99,7 +100,7 @@ class TaskSkew(RunRule):
             if data_skew or reads[worst] > 2 * median(reads) > 0:
                 kind = (f"data skew: one task read {format_size(reads[heavy])} of shuffle data against "
                         f"{format_size(average)} on average")
-            elif slow_executors.get(executor, 0) > 1:
+            elif slow_executors.get(executor, 0) > 1 and len(app.executors) > 1:
                 kind = f"time skew on executor {executor}, the slow one in {slow_executors[executor]} stages (a slow node)"
             else:
                 kind = "time skew: the slow task read no more data than the others"
