@@ -142,7 +142,7 @@ def test_failures_are_grouped_by_the_causes_the_guides_name(reason, signature):
 def test_the_kept_log_of_the_bad_job_reads_the_same_without_spark():
     """fixtures/logs/diagnostics_bad is the bad job's event log as Spark 4.3 wrote it (a renamed rolling folder);
     its call sites name the job where it ran, and land on the job in this checkout."""
-    report = _diagnose(os.path.join(ROOT, "fixtures", "logs"), cwd=ROOT)
+    report = _diagnose(os.path.join(ROOT, "fixtures", "logs", "diagnostics_bad"), cwd=ROOT)
     (app,) = report["applications"]
     assert app["name"] == "diagnostics-bad"
     at_job = {(f["code"], f["location"]["row"]) for f in report["findings"]

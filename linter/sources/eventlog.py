@@ -1,7 +1,7 @@
 """Spark event logs, read as a stream: plans of SQL executions (sparkPlanInfo) as PlanNode trees.
 
 Plain JSON lines, `.gz`, `.zstd`/`.zst` (needs `zstandard`), `.lz4` (needs `lz4`),
-`.snappy` (needs `python-snappy`), rolling `eventlog_v2_*` directories and
+`.snappy` (snappy-java's stream, as Spark writes it; needs `cramjam`), rolling `eventlog_v2_*` directories and
 `.inprogress` files; a log cut off mid-line ends where the last whole event
 ends. Unknown events are skipped. The log is never held whole in memory: one
 line at a time, and only the newest plan of each SQL execution is kept.
@@ -19,7 +19,7 @@ from typing import Iterator, Optional
 from linter.config import ConfigError
 from linter.sources.plan import PlanNode, _inline_fields, operator_name
 
-_EXTRAS = {".zstd": "zstandard", ".zst": "zstandard", ".lz4": "lz4", ".snappy": "python-snappy"}
+_EXTRAS = {".zstd": "zstandard", ".zst": "zstandard", ".lz4": "lz4", ".snappy": "cramjam"}
 _PLAN_EVENTS = ("SparkListenerSQLExecutionStart", "SparkListenerSQLAdaptiveExecutionUpdate")
 
 
@@ -94,11 +94,7 @@ def _decoded(raw, ext: str, path: str) -> Iterator[bytes]:
         stream = lz4.frame.LZ4FrameFile(raw)
         yield from iter(lambda: stream.read(_CHUNK), b"")
     elif ext == ".snappy":
-        try:
-            import snappy
-        except ImportError:
-            raise ConfigError(f"{path}: reading .snappy event logs needs `python-snappy` (pip install python-snappy)") from None
-        yield snappy.StreamDecompressor().decompress(raw.read())
+        yield from _snappy_blocks(raw, path)
     else:
         yield from iter(lambda: raw.read(_CHUNK), b"")
 
@@ -114,6 +110,26 @@ def files_of(path: str) -> list[str]:
         return int(m.group(1)) if m else 0
 
     return [os.path.join(path, n) for n in sorted(names, key=index)]
+
+
+_XERIAL = b"\x82SNAPPY\x00"
+
+
+def _snappy_blocks(raw, path: str) -> Iterator[bytes]:
+    """Spark's snappy codec writes snappy-java's stream: a header, then blocks of (big-endian length, raw block)."""
+    try:
+        import cramjam
+    except ImportError:
+        raise ConfigError(f"{path}: reading .snappy event logs needs `cramjam` (pip install 'sparkcheck[eventlogs]')") from None
+    header = raw.read(16)
+    if not header.startswith(_XERIAL):
+        raise ValueError("no snappy-java stream header")
+    while True:
+        size = raw.read(4)
+        if len(size) < 4:
+            return
+        block = raw.read(int.from_bytes(size, "big"))
+        yield bytes(cramjam.snappy.decompress_raw(block))
 
 
 def _lines(path: str) -> Iterator[tuple[int, str]]:
