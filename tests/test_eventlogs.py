@@ -139,20 +139,22 @@ def test_a_call_site_from_another_machine_finds_the_file_in_this_checkout(tmp_pa
             if f["filename"].endswith(".py")] == [(os.path.join("jobs", "orders.py"), 3)]
 
 
-def test_snappy_logs_as_spark_writes_them(tmp_path, run):
-    """spark.eventLog.compression.codec=snappy writes snappy-java's stream (fixtures/logs/groupby_count.snappy)."""
+@pytest.mark.parametrize("codec", ["snappy", "lz4"])
+def test_compressed_logs_as_spark_writes_them(tmp_path, run, codec):
+    """spark.eventLog.compression.codec=snappy|lz4 writes snappy-java's and lz4-java's own block streams
+    (fixtures/logs/groupby_count.snappy and .lz4), not the snappy framing or LZ4 frame formats."""
     from conftest import ROOT
 
-    source = os.path.join(ROOT, "fixtures", "logs", "groupby_count.snappy")
+    source = os.path.join(ROOT, "fixtures", "logs", f"groupby_count.{codec}")
     whole = [e for _, e in events(source)]
     assert whole[0]["Event"] == "SparkListenerLogStart" and whole[-1]["Event"] == "SparkListenerApplicationEnd"
     assert sql_plans(source)
     data = open(source, "rb").read()
-    cut = tmp_path / "app.snappy.inprogress"
+    cut = tmp_path / f"app.{codec}.inprogress"
     cut.write_bytes(data[: len(data) // 2])
     read = [e for _, e in events(str(cut))]
     assert 0 < len(read) < len(whole) and read == whole[: len(read)]
-    junk = tmp_path / "junk.snappy"
-    junk.write_bytes(b"not snappy at all" * 10)
+    junk = tmp_path / f"junk.{codec}"
+    junk.write_bytes(b"not compressed at all" * 10)
     r = run("plan", junk)
-    assert r.code == 2 and r.err.count("\n") == 1 and "not a readable snappy event log" in r.err
+    assert r.code == 2 and r.err.count("\n") == 1 and f"not a readable {codec} event log" in r.err

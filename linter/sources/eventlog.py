@@ -1,6 +1,7 @@
 """Spark event logs, read as a stream: plans of SQL executions (sparkPlanInfo) as PlanNode trees.
 
-Plain JSON lines, `.gz`, `.zstd`/`.zst` (needs `zstandard`), `.lz4` (needs `lz4`),
+Plain JSON lines, `.gz`, `.zstd`/`.zst` (needs `zstandard`), `.lz4` (lz4-java's block stream as Spark
+writes it, or the LZ4 frame format; needs `lz4`),
 `.snappy` (snappy-java's stream, as Spark writes it; needs `cramjam`), rolling `eventlog_v2_*` directories and
 `.inprogress` files; a log cut off mid-line ends where the last whole event
 ends. Unknown events are skipped. The log is never held whole in memory: one
@@ -91,8 +92,11 @@ def _decoded(raw, ext: str, path: str) -> Iterator[bytes]:
             import lz4.frame
         except ImportError:
             raise ConfigError(f"{path}: reading .lz4 event logs needs `lz4` (pip install 'sparkcheck[eventlogs]')") from None
-        stream = lz4.frame.LZ4FrameFile(raw)
-        yield from iter(lambda: stream.read(_CHUNK), b"")
+        if raw.peek(8)[:8] == b"LZ4Block" if hasattr(raw, "peek") else False:
+            yield from _lz4_blocks(raw)  # Spark's lz4 codec: lz4-java's LZ4BlockOutputStream
+        else:
+            stream = lz4.frame.LZ4FrameFile(raw)  # the LZ4 frame format (a log compressed by other tools)
+            yield from iter(lambda: stream.read(_CHUNK), b"")
     elif ext == ".snappy":
         yield from _snappy_blocks(raw, path)
     else:
@@ -110,6 +114,26 @@ def files_of(path: str) -> list[str]:
         return int(m.group(1)) if m else 0
 
     return [os.path.join(path, n) for n in sorted(names, key=index)]
+
+
+def _lz4_blocks(raw) -> Iterator[bytes]:
+    """lz4-java's block stream: per block, `LZ4Block`, a token (method | level), compressed and original
+    lengths and a checksum (little-endian), then the data; a block of length 0 ends the stream."""
+    import lz4.block
+
+    while True:
+        header = raw.read(21)
+        if len(header) < 21 or header[:8] != b"LZ4Block":
+            return
+        method = header[8] & 0xF0
+        compressed = int.from_bytes(header[9:13], "little")
+        original = int.from_bytes(header[13:17], "little")
+        if original == 0:
+            return
+        data = raw.read(compressed)
+        if len(data) < compressed:
+            return  # cut off inside a block
+        yield data if method == 0x10 else lz4.block.decompress(data, uncompressed_size=original)
 
 
 _XERIAL = b"\x82SNAPPY\x00"
