@@ -13,7 +13,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Optional
 
-from linter.sources.eventlog import SqlPlan, _add, _CALL_SITE, _PLAN_EVENTS, convert, events
+from linter.sources.eventlog import _CALL_SITE, _PLAN_EVENTS, PlanCollector, events
 
 _WANTED = frozenset({
     *_PLAN_EVENTS, "SparkListenerTaskEnd", "SparkListenerDriverAccumUpdates", "SparkListenerStageSubmitted",
@@ -120,30 +120,17 @@ class Application:
 
 def read_application(path: str) -> Application:
     app = Application(path)
-    plans: dict[int, SqlPlan] = {}
-    descriptions: dict[int, str] = {}
-    values: dict[int, float] = {}
+    sql = PlanCollector()
     stage_sql: dict[int, int] = {}  # stage id -> SQL execution id
     for number, event in events(path, _WANTED):
         kind = str(event.get("Event", "")).rsplit(".", 1)[-1]
+        if sql.feed(kind, event, number):
+            continue
         if kind == "SparkListenerTaskEnd":
-            _task_end(app, event, number, values)
+            _task_end(app, event, number)
         elif kind == "SparkListenerTaskStart":
             info = event.get("Task Info") or {}
             app.last_time = max(app.last_time, int(info.get("Launch Time") or 0))
-        elif kind == "SparkListenerDriverAccumUpdates":
-            for pair in event.get("accumUpdates") or ():
-                if isinstance(pair, list) and len(pair) == 2:
-                    _add(values, pair[0], pair[1], "")
-        elif kind in _PLAN_EVENTS:
-            if "sparkPlanInfo" not in event:
-                continue
-            execution = int(event.get("executionId", -1))
-            if "description" in event:
-                descriptions[execution] = str(event["description"])
-            root = convert(event["sparkPlanInfo"], number)
-            if root is not None:
-                plans[execution] = SqlPlan(execution, descriptions.get(execution, ""), root, number)
         elif kind in ("SparkListenerStageSubmitted", "SparkListenerStageCompleted"):
             info = event.get("Stage Info") or {}
             stage = _stage(app, info)
@@ -182,14 +169,11 @@ def read_application(path: str) -> Application:
             app.end = event.get("Timestamp")
         elif kind == "SparkListenerLogStart":
             app.spark_version = str(event.get("Spark Version", ""))
-    for plan in plans.values():
-        for node in plan.root.walk():
-            ids = node.metrics
-            node.metrics = {name: values[acc] for name, acc in ids.items() if acc in values}
-    app.plans = [plans[k] for k in sorted(plans)]
+    app.plans = sql.finish()
     for (sid, _), stage in app.stages.items():
         stage.sql_execution = stage_sql.get(sid)
-        stage.sql_description = descriptions.get(stage.sql_execution, "") if stage.sql_execution is not None else ""
+        if stage.sql_execution is not None:
+            stage.sql_description = sql.descriptions.get(stage.sql_execution, "")
     driver_start = app.start or min((e.added for e in app.executors.values() if e.added), default=None)
     for ex in app.executors.values():
         if ex.added is None:
@@ -205,10 +189,8 @@ def _stage(app: Application, info: dict) -> Stage:
     return stage
 
 
-def _task_end(app: Application, event: dict, number: int, values: dict) -> None:
+def _task_end(app: Application, event: dict, number: int) -> None:
     info = event.get("Task Info") or {}
-    for acc in info.get("Accumulables") or ():
-        _add(values, acc.get("ID"), acc.get("Update"), acc.get("Name"))
     stage = _stage(app, {"Stage ID": event.get("Stage ID"), "Stage Attempt ID": event.get("Stage Attempt ID")})
     if not stage.line:
         stage.line = number

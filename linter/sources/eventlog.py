@@ -213,41 +213,66 @@ class SqlPlan:
 _SQL_EVENTS = frozenset({*_PLAN_EVENTS, "SparkListenerTaskEnd", "SparkListenerDriverAccumUpdates"})
 
 
-def sql_plans(path: str) -> list[SqlPlan]:
-    """The newest plan of each SQL execution (AQE updates replace the initial plan), with measured metrics.
+class PlanCollector:
+    """The SQL side of an event log, fed event by event: the newest plan of each SQL execution and the
+    measured value of each plan metric (the sum of the accumulator updates of tasks and of the driver).
 
-    A node's metric values are the sums of the accumulator updates that tasks
-    (`SparkListenerTaskEnd`'s Accumulables) and the driver
-    (`SparkListenerDriverAccumUpdates`) report for its accumulator ids. Memory
-    grows with the number of plans and metrics, not with the number of tasks.
+    Memory grows with the number of plans and metrics, not with the number of tasks.
     """
-    plans: dict[int, SqlPlan] = {}
-    descriptions: dict[int, str] = {}
-    values: dict[int, float] = {}
-    for number, event in events(path, _SQL_EVENTS):
-        kind = str(event.get("Event", "")).rsplit(".", 1)[-1]
-        if kind == "SparkListenerTaskEnd":
-            for acc in (event.get("Task Info") or {}).get("Accumulables") or ():
-                _add(values, acc.get("ID"), acc.get("Update"), acc.get("Name"))
-            continue
-        if kind == "SparkListenerDriverAccumUpdates":
-            for pair in event.get("accumUpdates") or ():
-                if isinstance(pair, list) and len(pair) == 2:
-                    _add(values, pair[0], pair[1], "")
-            continue
+
+    def __init__(self):
+        self.plans: dict[int, SqlPlan] = {}
+        self.descriptions: dict[int, str] = {}
+        self.values: dict[int, float] = {}
+
+    def task_end(self, event: dict) -> None:
+        for acc in (event.get("Task Info") or {}).get("Accumulables") or ():
+            _add(self.values, acc.get("ID"), acc.get("Update"), acc.get("Name"))
+
+    def driver_updates(self, event: dict) -> None:
+        for pair in event.get("accumUpdates") or ():
+            if isinstance(pair, list) and len(pair) == 2:
+                _add(self.values, pair[0], pair[1], "")
+
+    def plan_event(self, event: dict, number: int) -> None:
+        """SQLExecutionStart or an AQE update: the newest plan replaces the one before."""
         if "sparkPlanInfo" not in event:
-            continue
+            return
         execution = int(event.get("executionId", -1))
         if "description" in event:
-            descriptions[execution] = str(event["description"])
+            self.descriptions[execution] = str(event["description"])
         root = convert(event["sparkPlanInfo"], number)
         if root is not None:
-            plans[execution] = SqlPlan(execution, descriptions.get(execution, ""), root, number)
-    for plan in plans.values():
-        for node in plan.root.walk():
-            ids = node.metrics
-            node.metrics = {name: values[acc] for name, acc in ids.items() if acc in values}
-    return [plans[k] for k in sorted(plans)]
+            self.plans[execution] = SqlPlan(execution, self.descriptions.get(execution, ""), root, number)
+
+    def finish(self) -> list[SqlPlan]:
+        """The plans, by execution id, with each node's metric ids replaced by measured values."""
+        for plan in self.plans.values():
+            for node in plan.root.walk():
+                ids = node.metrics
+                node.metrics = {name: self.values[acc] for name, acc in ids.items() if acc in self.values}
+        return [self.plans[k] for k in sorted(self.plans)]
+
+    def feed(self, kind: str, event: dict, number: int) -> bool:
+        """Take the event if it is one of the SQL side's; False otherwise."""
+        if kind == "SparkListenerTaskEnd":
+            self.task_end(event)
+            return False  # the application model reads task ends too
+        if kind == "SparkListenerDriverAccumUpdates":
+            self.driver_updates(event)
+            return True
+        if kind in _PLAN_EVENTS:
+            self.plan_event(event, number)
+            return True
+        return False
+
+
+def sql_plans(path: str) -> list[SqlPlan]:
+    """The newest plan of each SQL execution (AQE updates replace the initial plan), with measured metrics."""
+    collector = PlanCollector()
+    for number, event in events(path, _SQL_EVENTS):
+        collector.feed(str(event.get("Event", "")).rsplit(".", 1)[-1], event, number)
+    return collector.finish()
 
 
 def _add(values: dict, acc, update, name) -> None:
