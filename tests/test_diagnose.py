@@ -69,9 +69,14 @@ def test_diagnose_errors_are_one_line(tmp_path):
         assert r.code == 2 and r.err.count("\n") == 1, r.err
 
 
-def _markers():
+def _markers(mode="bad"):
+    """(code, line) of the `# provokes:` comments in the job's `mode` scenario."""
     out = set()
-    for number, line in enumerate(open(JOB, encoding="utf-8"), start=1):
+    text = open(JOB, encoding="utf-8").read()
+    start = text.index("def lost(") if mode == "lost" else text.index("    if mode == \"bad\":")
+    end = text.index("def main(") if mode == "lost" else len(text)
+    first = text[:start].count("\n") + 1
+    for number, line in enumerate(text[start:end].split("\n"), start=first):
         m = re.search(r"# provokes: ([A-Z0-9, ]+?)(?:\s+#|$)", line.rstrip())
         if m:
             out.update((c.strip(), number) for c in m.group(1).split(","))
@@ -99,6 +104,18 @@ def test_a_bad_job_gets_each_diagnostic_at_its_line(tmp_path):
     assert "ValueError: bad record on the first attempt" in failed["message"]
     (app,) = report["applications"]
     assert app["name"] == "diagnostics-bad" and app["failed_tasks"] == 1
+
+
+@pytest.mark.spark
+def test_a_lost_executor_is_found_at_the_line_that_ran_on_it(tmp_path):
+    """local-cluster mode: two executor JVMs; the first task kills its own (SIGKILL, exit code 137)."""
+    report = _capture("lost", tmp_path)
+    at_job = {(f["code"], f["location"]["row"]) for f in report["findings"] if f["filename"] == JOB}
+    assert at_job == _markers("lost")
+    lost = next(f for f in report["findings"] if f["code"] == "SPK704")
+    assert "Command exited with code 137" in lost["message"] and "memory" in lost["help"]
+    (app,) = report["applications"]
+    assert app["executors_removed"] and app["executors"] == 2
 
 
 @pytest.mark.spark

@@ -71,8 +71,12 @@ class LostExecutor(RunRule):
         for ex in app.executors.values():
             if ex.removed is None or not ex.reason or _NORMAL.search(ex.reason):
                 continue
+            # the job's line that was running on it: the stage of a task lost with it
+            stage = next((st for f in app.failures.values() if ex.id in f.executors
+                          for st in app.stages.values() if st.id in f.stages and st.call_site), None)
             self.ctx.report_at(self, ex.line, f"executor {ex.id} ({ex.host}, {ex.cores} cores) removed: "
-                               f"{ex.reason.strip()}", help=treatment(ex.reason), label=f"executor {ex.id} ({ex.host})")
+                               f"{ex.reason.strip()}", help=treatment(ex.reason), label=f"executor {ex.id} ({ex.host})",
+                               call_site=stage.call_site if stage is not None else None)
         for failure in app.failures.values():
             if failure.kind == "ExecutorLostFailure" and not any(
                     app.executors.get(e) is not None and app.executors[e].removed for e in failure.executors):
