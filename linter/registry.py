@@ -30,11 +30,18 @@ class Option:
         return type(self.default)
 
 
+class _Example:
+    @property
+    def source(self) -> str:
+        """The example's text; ``code`` may be a function that builds it (event logs, built only when read)."""
+        return self.code() if callable(self.code) else self.code
+
+
 @dataclass(frozen=True)
-class Invalid:
+class Invalid(_Example):
     """Code that must be reported; ``fixed`` is what ``--fix`` must make of it."""
 
-    code: str
+    code: Any
     count: int = 1
     fixed: Optional[str] = None
     unsafe: bool = False  # the fix needs --unsafe-fixes
@@ -43,10 +50,10 @@ class Invalid:
 
 
 @dataclass(frozen=True)
-class Valid:
+class Valid(_Example):
     """Code that must not be reported."""
 
-    code: str
+    code: Any
     path: str = "example.py"
     options: Optional[dict] = None
 

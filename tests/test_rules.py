@@ -32,27 +32,27 @@ def _findings(tmp_path, rule, example):
     if rule.kind == "plan":
         from linter.plans import check_plan_text
 
-        found = check_plan_text(path, example.code, settings)
+        found = check_plan_text(path, example.source, settings)
     elif rule.kind == "run":
         from linter.diagnose import check_log
 
         with open(path, "w", encoding="utf-8") as f:
-            f.write(example.code)
+            f.write(example.source)
         found = check_log(path, settings)[1]
     else:
-        found = check_source(path, example.code.encode(), settings)
+        found = check_source(path, example.source.encode(), settings)
     return [f for f in found if f.code == rule.code], settings, path
 
 
 @pytest.mark.parametrize("rule, example", list(_cases("invalid")))
 def test_invalid_example_is_reported(tmp_path, rule, example):
     found, settings, path = _findings(tmp_path, rule, example)
-    assert len(found) == example.count, (example.code, found)
+    assert len(found) == example.count, (example.source, found)
     for f in found:
         assert f.location.row >= 1 and f.location.column >= 1
         assert f.message and rule.code == f.code
     if example.fixed is not None:
-        result = fix_source(path, example.code.encode(), settings, unsafe=example.unsafe)
+        result = fix_source(path, example.source.encode(), settings, unsafe=example.unsafe)
         assert result.fixed is not None, "the fix changed nothing"
         assert result.fixed.decode() == example.fixed
         again = fix_source(path, result.fixed, settings, unsafe=example.unsafe)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 START = 1_700_000_000_000
@@ -15,7 +16,13 @@ def task(duration=200, gc=0, shuffle_read=0, input=0, memory_spill=0, disk_spill
             "executor": executor, "failed": failed}
 
 
-def log(stages, executors=(("1", 4),), properties=None, removed=(), duration_ms=None, scans=()) -> str:
+def log(*args, **kwargs):
+    """A rule example's event log, built when a test reads it (`Invalid.source`), not when the rule is imported:
+    every start of sparkcheck imports every rule."""
+    return functools.partial(_render, *args, **kwargs)
+
+
+def _render(stages, executors=(("1", 4),), properties=None, removed=(), duration_ms=None, scans=()) -> str:
     """JSON lines of an application.
 
     stages: [(name, [task, ...])]; executors: [(id, cores)]; removed: [(id, reason)];
