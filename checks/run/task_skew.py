@@ -3,7 +3,7 @@ from statistics import mean, median
 from checks.run._log import log, task
 from linter.registry import Invalid, Option, RunRule, Valid
 from linter.sources.app import quantiles
-from linter.sources.plan import format_size
+from linter.sources.plan import format_ms, format_size
 
 _MIB = 1 << 20
 _SKEWED = log([("join at job.py:31", [task(duration=900) for _ in range(19)] + [task(duration=48_000)])])
@@ -12,8 +12,6 @@ _DATA = log([("join at job.py:31", [task(duration=2000, shuffle_read=20 * _MIB) 
               [task(duration=9000, shuffle_read=900 * _MIB, executor="2")])], executors=(("1", 4), ("2", 4)))
 
 
-def _ms(value: float) -> str:
-    return f"{value / 1000:.1f} s" if value >= 1000 else f"{value:.0f} ms"
 
 
 class TaskSkew(RunRule):
@@ -106,7 +104,7 @@ class TaskSkew(RunRule):
                 kind = "time skew: the slow task read no more data than the others"
             self.ctx.report_stage(
                 self, stage,
-                f"{stage.tasks} tasks, duration min {_ms(q[0])}, 25th {_ms(q[1])}, median {_ms(q[2])}, "
-                f"75th {_ms(q[3])}, max {_ms(q[4])}; {kind}; AQE skew-join handling was {handling}",
+                f"{stage.tasks} tasks, duration min {format_ms(q[0])}, 25th {format_ms(q[1])}, median {format_ms(q[2])}, "
+                f"75th {format_ms(q[3])}, max {format_ms(q[4])}; {kind}; AQE skew-join handling was {handling}",
                 help="find the hot key and split it (salt, filter placeholders, AQE skew join); "
                      "for a slow node, look at that executor's host")

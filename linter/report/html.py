@@ -16,7 +16,7 @@ from typing import Optional
 
 from linter.report.summary import summarize
 from linter.sources.app import Application, quantiles
-from linter.sources.plan import PlanNode
+from linter.sources.plan import PlanNode, format_ms
 
 MAX_TASKS_DRAWN = 20_000  # the timeline samples tasks beyond this
 STAGES_PLOTTED = 12
@@ -43,10 +43,6 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _ms(value: float) -> str:
-    if value >= 60_000:
-        return f"{value / 60_000:.1f} min"
-    return f"{value / 1000:.1f} s" if value >= 1000 else f"{value:.0f} ms"
 
 
 def _color(index: int) -> str:
@@ -71,16 +67,16 @@ def box_plots(app: Application) -> str:
         x = [left + width * v / top for v in q]
         label = f"{stage.id}.{stage.attempt} {stage.label.split('(', 1)[-1].rstrip(')')}"[:38]
         parts.append(f'<g class="stage" data-stage="{stage.id}.{stage.attempt}"><title>{_e(stage.label)}: min '
-                     f'{_ms(q[0])}, 25th {_ms(q[1])}, median {_ms(q[2])}, 75th {_ms(q[3])}, max {_ms(q[4])}, '
+                     f'{format_ms(q[0])}, 25th {format_ms(q[1])}, median {format_ms(q[2])}, 75th {format_ms(q[3])}, max {format_ms(q[4])}, '
                      f'{stage.tasks} tasks</title>'
                      f'<text x="4" y="{y + 13}">{_e(label)}</text>'
                      f'<line x1="{x[0]:.1f}" x2="{x[4]:.1f}" y1="{y + 9}" y2="{y + 9}" stroke="#5b6473"/>'
                      f'<rect x="{x[1]:.1f}" y="{y + 2}" width="{max(x[3] - x[1], 1):.1f}" height="14" '
                      f'fill="{_color(stage.id)}" stroke="#1d2430" stroke-width="0.5"/>'
                      f'<line x1="{x[2]:.1f}" x2="{x[2]:.1f}" y1="{y + 1}" y2="{y + 17}" stroke="#1d2430" '
-                     f'stroke-width="2"/><text x="{left + width + 6}" y="{y + 13}">{_ms(q[4])}</text></g>')
+                     f'stroke-width="2"/><text x="{left + width + 6}" y="{y + 13}">{format_ms(q[4])}</text></g>')
     parts.append(f'<text x="{left}" y="{height - 4}">0</text><text x="{left + width - 40}" y="{height - 4}">'
-                 f'{_ms(top)}</text></svg>')
+                 f'{format_ms(top)}</text></svg>')
     return "".join(parts)
 
 
@@ -142,9 +138,9 @@ def timeline(app: Application) -> str:
             x0 = left + width * (launch - start) / span
             parts.append(f'<rect class="task" x="{x0:.1f}" y="{top + 1 + row * slot_height}" '
                          f'width="{max(width * (finish - launch) / span, 0.6):.1f}" height="{slot_height - 1}" '
-                         f'fill="{_color(stage)}"><title>stage {stage}: {_ms(finish - launch)}</title></rect>')
+                         f'fill="{_color(stage)}"><title>stage {stage}: {format_ms(finish - launch)}</title></rect>')
     parts.append(f'<text x="{left}" y="{height - 4}">0</text><text x="{left + width - 60}" y="{height - 4}">'
-                 f'{_ms(span)}</text></svg>')
+                 f'{format_ms(span)}</text></svg>')
     return "".join(parts)
 
 
@@ -187,13 +183,13 @@ def findings_section(findings) -> str:
 def application_section(app: Application) -> str:
     s = summarize(app)
     rows = "".join(
-        f'<tr><td>{_e(st["stage"])}</td><td>{st["tasks"]}</td><td>{_ms(st["wall_ms"])}</td>'
-        + "".join(f"<td>{_ms(v)}</td>" for v in st["duration_ms"])
+        f'<tr><td>{_e(st["stage"])}</td><td>{st["tasks"]}</td><td>{format_ms(st["wall_ms"])}</td>'
+        + "".join(f"<td>{format_ms(v)}</td>" for v in st["duration_ms"])
         + f'<td>{st["gc_share"]:.0%}</td><td>{_e(st["name"])}</td></tr>' for st in s["worst_stages"])
     removed = "".join(f'<li>executor {_e(r["executor"])} ({_e(r["host"])}): {_e(r["reason"])}</li>'
                       for r in s["executors_removed"])
     return (f'<section class="application"><h2>{_e(s["name"] or "application")} <span class="where">'
-            f'{_e(s["application"])} · Spark {_e(s["spark_version"] or "?")} · {_ms(s["duration_ms"])} · '
+            f'{_e(s["application"])} · Spark {_e(s["spark_version"] or "?")} · {format_ms(s["duration_ms"])} · '
             f'{s["executors"]} executors / {s["cores"]} cores · {s["tasks"]} tasks ({s["failed_tasks"]} failed)'
             f'</span></h2><table class="stages"><tr><th>stage</th><th>tasks</th><th>wall</th><th>min</th>'
             f'<th>25th</th><th>median</th><th>75th</th><th>max</th><th>GC</th><th>name</th></tr>{rows}</table>'

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from linter.sources.app import Application, quantiles
-from linter.sources.plan import format_size
+from linter.sources.plan import format_ms, format_size
 
 WORST = 5  # stages shown, the longest first
 
@@ -37,15 +37,11 @@ def summarize(app: Application) -> dict:
     }
 
 
-def _ms(value: float) -> str:
-    if value >= 60_000:
-        return f"{value / 60_000:.1f}m"
-    return f"{value / 1000:.1f}s" if value >= 1000 else f"{value:.0f}ms"
 
 
 def render_text(summary: dict) -> str:
     head = (f"{summary['log']}: application {summary['application'] or '?'} ({summary['name'] or 'unnamed'}), "
-            f"Spark {summary['spark_version'] or '?'}, {_ms(summary['duration_ms'])}, "
+            f"Spark {summary['spark_version'] or '?'}, {format_ms(summary['duration_ms'])}, "
             f"{summary['executors']} executors / {summary['cores']} cores, {summary['stages_total']} stages, "
             f"{summary['tasks']} tasks ({summary['failed_tasks']} failed), {summary['sql_executions']} SQL executions")
     lines = [head]
@@ -54,8 +50,8 @@ def render_text(summary: dict) -> str:
                      f"{'75th':>6} {'max':>6}  {'shuffle read max':>16} {'GC':>4} {'spill':>9}  name")
         for s in summary["worst_stages"]:
             d = s["duration_ms"]
-            lines.append(f"  {s['stage']:<7} {s['tasks']:>6} {_ms(s['wall_ms']):>7}  {'':>14} {_ms(d[0]):>6} "
-                         f"{_ms(d[1]):>6} {_ms(d[2]):>6} {_ms(d[3]):>6} {_ms(d[4]):>6}  "
+            lines.append(f"  {s['stage']:<7} {s['tasks']:>6} {format_ms(s['wall_ms']):>7}  {'':>14} {format_ms(d[0]):>6} "
+                         f"{format_ms(d[1]):>6} {format_ms(d[2]):>6} {format_ms(d[3]):>6} {format_ms(d[4]):>6}  "
                          f"{format_size(s['shuffle_read_bytes'][4]):>16} {s['gc_share']:>4.0%} "
                          f"{format_size(s['spill_disk_bytes']):>9}  {s['name'][:40]}")
     for removed in summary["executors_removed"]:

@@ -48,6 +48,13 @@ def parse_size(text: str) -> Optional[float]:
     return float(m.group(1)) * _UNITS[(m.group(2) or "B").lower()]
 
 
+def format_ms(value: float) -> str:
+    """A duration in milliseconds, as people read it: `40 ms`, `3.8 s`, `2.5 min`."""
+    if value >= 60_000:
+        return f"{value / 60_000:.1f} min"
+    return f"{value / 1000:.1f} s" if value >= 1000 else f"{value:.0f} ms"
+
+
 def format_size(size: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if size < 1024 or unit == "TiB":
