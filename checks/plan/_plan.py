@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from linter.sources.plan import PlanNode, format_size, truncated
+from linter.sources.plan import PlanNode, truncated
 
 # Between a join and the shuffle that feeds one of its sides.
 _TO_SHUFFLE = {"Sort", "AQEShuffleRead", "CustomShuffleReader", "ShuffleQueryStage", "InputAdapter", "ColumnarToRow"}
@@ -48,8 +48,12 @@ def side_shuffle(side: PlanNode) -> tuple[Optional[PlanNode], Optional[PlanNode]
     return None, None
 
 
+NOT_SHUFFLED = "not shuffled"  # side_size's source for a side no exchange feeds (bucketed, storage-partitioned)
+
+
 def side_size(join: PlanNode, index: int, logical: Optional[PlanNode]) -> tuple[Optional[float], str]:
-    """The bytes one side of a join carries, and where the figure comes from; (None, "") when unknown.
+    """The bytes one side of a join carries, and where the figure comes from; (None, "") when unknown,
+    (None, NOT_SHUFFLED) when no shuffle feeds the side.
 
     In order: the AQE query stage's Statistics (what ran), the Exchange's measured
     `data size` (event logs, History Server), the cost mode's estimate on the
@@ -57,7 +61,7 @@ def side_size(join: PlanNode, index: int, logical: Optional[PlanNode]) -> tuple[
     """
     exchange, stage = side_shuffle(join.children[index])
     if exchange is None:
-        return None, ""
+        return None, NOT_SHUFFLED
     if stage is not None and stage.size is not None:
         return stage.size, "AQE's statistics of the shuffle stage"
     if "data size" in exchange.metrics:
@@ -78,10 +82,6 @@ def logical_side_size(join: PlanNode, index: int, logical: Optional[PlanNode]) -
         if node.name == "Join" and len(node.children) == 2 and left[0] in node.text and right[0] in node.text:
             return node.children[index].size
     return None
-
-
-def describe(size: float) -> str:
-    return format_size(size)
 
 
 def scan_columns(scan: PlanNode) -> Optional[list[str]]:

@@ -1,5 +1,6 @@
-from checks.plan._plan import BUILDABLE, describe, join_keys, side_shuffle, side_size
+from checks.plan._plan import BUILDABLE, NOT_SHUFFLED, join_keys, side_size
 from linter.registry import Invalid, Option, PlanRule, Valid
+from linter.sources.plan import format_size
 
 _PLAN = """== Physical Plan ==
 AdaptiveSparkPlan (25)
@@ -103,7 +104,7 @@ class BroadcastableShuffleJoin(PlanRule):
             return
         _, _, kind = join_keys(node)
         sizes = [side_size(node, i, self.ctx.logical) for i in (0, 1)]
-        if any(side_shuffle(child)[0] is None for child in node.children):
+        if any(source == NOT_SHUFFLED for _, source in sizes):
             return  # a side is not shuffled here (bucketed, storage-partitioned): the join costs no exchange
         candidates = [i for i in BUILDABLE.get(kind or "", ()) if sizes[i][0] is not None]
         if not candidates:
@@ -114,10 +115,10 @@ class BroadcastableShuffleJoin(PlanRule):
         if size > limit_for(other, self.opts["small-side-mib"] * _MIB):
             return
         side = ("left", "right")[small]
-        against = f" against {describe(other)}" if other is not None else ""
+        against = f" against {format_size(other)}" if other is not None else ""
         self.ctx.report(
             self, node,
-            f"`{node.name}` ({kind}) shuffles and sorts both sides, but its {side} side is {describe(size)} "
+            f"`{node.name}` ({kind}) shuffles and sorts both sides, but its {side} side is {format_size(size)} "
             f"({source}){against}: a broadcast hash join would skip both shuffles",
             help="broadcast the small side: F.broadcast(df) or a /*+ BROADCAST(t) */ hint "
                  "(spark.sql.autoBroadcastJoinThreshold decides only when the size is known before the run)")

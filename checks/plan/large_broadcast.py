@@ -1,5 +1,5 @@
-from checks.plan._plan import describe
 from linter.registry import Invalid, Option, PlanRule, Valid
+from linter.sources.plan import format_size
 
 _PLAN = """== Physical Plan ==
 *(2) BroadcastHashJoin [o_custkey#36], [c_custkey#77], Inner, BuildRight, false
@@ -67,6 +67,6 @@ class LargeBroadcast(PlanRule):
             size, source = node.parent.size, "AQE's statistics"
         if size is None or size <= self.opts["max-mib"] * _MIB:
             return
-        self.ctx.report(self, node, f"`BroadcastExchange` sends {describe(size)} ({source}) to the driver and "
+        self.ctx.report(self, node, f"`BroadcastExchange` sends {format_size(size)} ({source}) to the driver and "
                         f"every executor", help="let the join shuffle, or shrink the broadcast side "
                         "(fewer columns, filter first); check broadcast hints and autoBroadcastJoinThreshold")
