@@ -37,19 +37,20 @@ class PlanContext:
         self.settings = settings
         self.findings: list[Finding] = []
         self.current = PlanInput(PlanNode("", "", 0))
-        self._suppressions: dict = {}  # Python file -> its noqa comments
+        self._sources: dict = {}  # call-site path -> (path as shown, lines, noqa comments), read once
 
-    def _suppressed(self, code: str, path: str, row: int) -> bool:
-        from linter.noqa import python_suppressions
-
-        if path not in self._suppressions:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    self._suppressions[path] = python_suppressions(f.read())
-            except (OSError, SyntaxError, ValueError):
-                self._suppressions[path] = None
-        sup = self._suppressions[path]
-        return sup is not None and sup.match(code, row - 1)[0]  # its lines count from 0
+    def _source(self, call_site) -> Optional[tuple[str, int, str, object]]:
+        """(path as the user would write it, row, text, suppressions) of a call site in a Python file here."""
+        if call_site is None or not call_site[0].endswith(".py"):
+            return None
+        path, row = call_site
+        if path not in self._sources:
+            self._sources[path] = _read_source(path)
+        found = self._sources[path]
+        if found is None or not 0 < row <= len(found[1]):
+            return None
+        shown, lines, suppressions = found
+        return shown, row, lines[row - 1], suppressions
 
     @property
     def logical(self) -> Optional[PlanNode]:
@@ -57,8 +58,8 @@ class PlanContext:
 
     def report(self, rule, node, message: str, help=None) -> None:
         message = self.current.prefix + message
-        source = _source_line(self.current.call_site)
-        if source is not None and self._suppressed(rule.code, source[0], source[1]):
+        source = self._source(self.current.call_site)
+        if source is not None and source[3].match(rule.code, source[1] - 1)[0]:  # noqa lines count from 0
             return  # a noqa comment for this code on the job's line: the user has seen it, wherever it is read from
         if source is None or not self.source_only:
             line = self.lines[node.line - 1] if 0 < node.line <= len(self.lines) else node.text
@@ -70,7 +71,7 @@ class PlanContext:
         if isinstance(node, PlanNode):
             node.marks.append((rule.code, rule.name, message, help))
         if source is not None:
-            path, row, text = source
+            path, row, text, _ = source
             column = len(text) - len(text.lstrip()) + 1
             where = "" if self.source_only else f" in {self.path}:{node.line}"
             origin = f" (plan node `{node.name}`{where})" if isinstance(node, PlanNode) else \
@@ -81,25 +82,20 @@ class PlanContext:
                 help=help, noqa_row=row, source_line=text, context=[(row, text)]))
 
 
-def _source_line(call_site) -> Optional[tuple[str, int, str]]:
-    """(path as the user would write it, row, text) of a call site that is a readable Python file here."""
-    if call_site is None:
-        return None
-    path, row = call_site
-    if not path.endswith(".py"):
-        return None
-    path = local_path(path)
-    if path is None:
+def _read_source(path: str):
+    """(path as shown, lines, noqa comments) of the Python file a call site names, or None when it is not here."""
+    from linter.noqa import python_suppressions
+
+    local = local_path(path)
+    if local is None:
         return None
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for number, text in enumerate(f, start=1):
-                if number == row:
-                    shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
-                    return shown, row, text.rstrip("\r\n")
+        with open(local, encoding="utf-8", errors="replace") as f:
+            text = f.read()
     except OSError:
         return None
-    return None
+    shown = os.path.relpath(local) if not os.path.relpath(local).startswith("..") else local
+    return shown, [line.rstrip("\r") for line in text.split("\n")], python_suppressions(text)
 
 
 def local_path(path: str) -> Optional[str]:
