@@ -32,39 +32,46 @@ def _context(obj):
     return getattr(session, "sparkContext", None)
 
 
-def _wrap(cls, name):
+def _wrap(cls, name, around):
+    """Replace `cls.name` by a method that, when the job itself calls it (not pyspark), runs it through
+    `around(self, name, filename, line, call)`; calls from inside pyspark go straight through."""
     original = cls.__dict__.get(name)
     if original is None or getattr(original, "_sparkcheck", False):
         return
-    from pyspark.traceback_utils import SCCallSiteSync
-
     root = os.path.dirname(os.path.abspath(sys.modules["pyspark"].__file__))
 
     @functools.wraps(original)
     def action(self, *args, **kwargs):
         caller = sys._getframe(1)
         filename = os.path.abspath(caller.f_code.co_filename)
-        context = None
-        if SCCallSiteSync._spark_stack_depth == 0 and not filename.startswith(root + os.sep):
-            try:
-                context = _context(self)
-                context._jsc.setCallSite(f"{name} at {filename}:{caller.f_lineno}")
-            except Exception:
-                context = None
-        if context is None:
+        if filename.startswith(root + os.sep):
             return original(self, *args, **kwargs)
-        SCCallSiteSync._spark_stack_depth += 1  # pyspark's own helper inside keeps the job's line
-        try:
-            return original(self, *args, **kwargs)
-        finally:
-            SCCallSiteSync._spark_stack_depth -= 1
-            try:
-                context._jsc.setCallSite(None)
-            except Exception:
-                pass
+        return around(self, name, filename, caller.f_lineno, lambda: original(self, *args, **kwargs))
 
     action._sparkcheck = True
     setattr(cls, name, action)
+
+
+def _named_after_the_line(self, name, filename, line, call):
+    """Classic Spark: the SQL execution and its stages are named `name at filename:line`."""
+    from pyspark.traceback_utils import SCCallSiteSync
+
+    if SCCallSiteSync._spark_stack_depth:
+        return call()
+    try:
+        context = _context(self)
+        context._jsc.setCallSite(f"{name} at {filename}:{line}")
+    except Exception:
+        return call()
+    SCCallSiteSync._spark_stack_depth += 1  # pyspark's own helper inside keeps the job's line
+    try:
+        return call()
+    finally:
+        SCCallSiteSync._spark_stack_depth -= 1
+        try:
+            context._jsc.setCallSite(None)
+        except Exception:
+            pass
 
 
 def _install():
@@ -81,9 +88,9 @@ def _install():
             pass
         for cls in classes:
             for name in _ACTIONS:
-                _wrap(cls, name)
+                _wrap(cls, name, _named_after_the_line)
         for name in _WRITES:
-            _wrap(readwriter.DataFrameWriter, name)
+            _wrap(readwriter.DataFrameWriter, name, _named_after_the_line)
     except Exception:
         return  # never break the job: without the wrappers, call sites are only less precise
 
@@ -97,34 +104,23 @@ def _record_connect_plans(path):
         import pyspark.sql.connect.readwriter as connect_readwriter
     except Exception:
         return
-    root = os.path.dirname(os.path.abspath(sys.modules["pyspark"].__file__))
 
-    def wrap(cls, name, frame_of):
-        original = cls.__dict__.get(name)
-        if original is None or getattr(original, "_sparkcheck", False):
-            return
-
-        @functools.wraps(original)
-        def action(self, *args, **kwargs):
-            caller = sys._getframe(1)
-            filename = os.path.abspath(caller.f_code.co_filename)
-            if not filename.startswith(root + os.sep):
-                try:
-                    plan = frame_of(self)._explain_string(mode="cost")
-                    with open(path, "a", encoding="utf-8") as out:
-                        out.write(json.dumps({"action": name, "file": filename, "line": caller.f_lineno,
-                                              "plan": plan}) + "\n")
-                except Exception:
-                    pass  # the action runs whether or not its plan could be read
-            return original(self, *args, **kwargs)
-
-        action._sparkcheck = True
-        setattr(cls, name, action)
+    def recorder(frame_of):
+        # (a Connect DataFrame answers any unknown attribute with a Column: the frame is named per class)
+        def recorded(self, name, filename, line, call):
+            try:
+                plan = frame_of(self)._explain_string(mode="cost")
+                with open(path, "a", encoding="utf-8") as out:
+                    out.write(json.dumps({"action": name, "file": filename, "line": line, "plan": plan}) + "\n")
+            except Exception:
+                pass  # the action runs whether or not its plan could be read
+            return call()
+        return recorded
 
     for name in _ACTIONS:
-        wrap(connect_dataframe.DataFrame, name, lambda df: df)
+        _wrap(connect_dataframe.DataFrame, name, recorder(lambda df: df))
     for name in _WRITES:
-        wrap(connect_readwriter.DataFrameWriter, name, lambda writer: writer._df)
+        _wrap(connect_readwriter.DataFrameWriter, name, recorder(lambda writer: writer._df))
 
 
 class _AfterSql(importlib.abc.MetaPathFinder):
