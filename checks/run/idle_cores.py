@@ -60,8 +60,7 @@ class IdleCores(RunRule):
         end = app.end or app.last_time
         if not end or app.duration_ms < self.opts["min-seconds"] * 1000:
             return
-        executors = [e for e in app.executors.values() if e.cores and e.added]
-        workers = [e for e in executors if e.id != "driver"] or executors
+        workers = [e for e in app.workers() if e.cores and e.added]
         if any(e.added > end or (app.start and e.added < app.start) for e in workers):
             return  # clocks that disagree (a log stitched together): no lifetime to judge
         capacity = sum(e.cores * max(0, min(e.removed or end, end) - e.added) for e in workers)

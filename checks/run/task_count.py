@@ -64,7 +64,7 @@ class TaskCount(RunRule):
             if not stage.tasks:
                 continue
             median = quantiles(stage.figures["duration"])[2]
-            wall = max(stage.figures["finish"]) - min(stage.figures["launch"])
+            wall = stage.wall_ms
             planned = stage.tasks_planned or stage.tasks
             if planned > self.opts["max-tasks"] and median < self.opts["min-median-ms"]:
                 self.ctx.report_stage(self, stage, f"{planned} tasks with a median of {median:.0f} ms: scheduling "

@@ -51,9 +51,7 @@ def _color(index: int) -> str:
 
 def box_plots(app: Application) -> str:
     """Task-duration distributions of the longest stages, as horizontal box plots."""
-    stages = [s for s in app.stages.values() if s.tasks]
-    stages.sort(key=lambda s: -(max(s.figures["finish"]) - min(s.figures["launch"])))
-    stages = stages[:STAGES_PLOTTED]
+    stages = app.longest_stages()[:STAGES_PLOTTED]
     if not stages:
         return '<p class="empty">No task ran.</p>'
     top = max(max(s.figures["duration"]) for s in stages) or 1.0

@@ -10,30 +10,26 @@ WORST = 5  # stages shown, the longest first
 
 def summarize(app: Application) -> dict:
     stages = []
-    for stage in app.stages.values():
-        if not stage.tasks:
-            continue
+    for stage in app.longest_stages()[:WORST]:
         f = stage.figures
-        wall = max(f["finish"]) - min(f["launch"])
         run = sum(f["run_time"])
         stages.append({
             "stage": f"{stage.id}.{stage.attempt}", "name": stage.name, "tasks": stage.tasks,
-            "failed_tasks": stage.failed_tasks, "wall_ms": wall,
+            "failed_tasks": stage.failed_tasks, "wall_ms": stage.wall_ms,
             "duration_ms": list(quantiles(f["duration"])),
             "shuffle_read_bytes": list(quantiles(f["shuffle_read"])),
             "input_bytes": sum(f["input"]), "gc_share": (sum(f["gc_time"]) / run) if run else 0.0,
             "spill_disk_bytes": sum(f["disk_spill"]), "spill_memory_bytes": sum(f["memory_spill"]),
         })
-    stages.sort(key=lambda s: -s["wall_ms"])
-    workers = [e for e in app.executors.values() if e.id != "driver"] or list(app.executors.values())
+    workers = app.workers()
     return {
         "log": app.path, "application": app.id, "name": app.name, "spark_version": app.spark_version,
         "duration_ms": app.duration_ms, "executors": len(workers), "cores": sum(e.cores for e in workers),
         "executors_removed": [{"executor": e.id, "host": e.host, "reason": e.reason}
                               for e in app.executors.values() if e.removed],
-        "stages_total": len(app.stages), "tasks": sum(s["tasks"] for s in stages),
+        "stages_total": len(app.stages), "tasks": sum(s.tasks for s in app.stages.values()),
         "failed_tasks": sum(f.count for f in app.failures.values()),
-        "sql_executions": len(app.plans), "worst_stages": stages[:WORST],
+        "sql_executions": len(app.plans), "worst_stages": stages,
     }
 
 

@@ -31,9 +31,7 @@ class Stage:
     id: int
     attempt: int
     name: str = ""
-    details: str = ""
     tasks_planned: int = 0
-    submitted: Optional[int] = None
     completed: Optional[int] = None
     failure: str = ""
     line: int = 0  # the StageCompleted (or StageSubmitted) event's line in the log
@@ -54,6 +52,12 @@ class Stage:
     @property
     def tasks(self) -> int:
         return len(self.figures["duration"])
+
+    @property
+    def wall_ms(self) -> float:
+        """From the first task's launch to the last task's end (0 when no task ended)."""
+        f = self.figures
+        return max(f["finish"]) - min(f["launch"]) if self.tasks else 0.0
 
     @property
     def call_site(self) -> Optional[tuple[str, int]]:
@@ -113,9 +117,16 @@ class Application:
         end = self.end or self.last_time
         return float(end - self.start) if self.start and end else 0.0
 
+    def longest_stages(self) -> list:
+        """The stages that ran tasks, the longest (wall time) first."""
+        return sorted((s for s in self.stages.values() if s.tasks), key=lambda s: -s.wall_ms)
+
+    def workers(self) -> list:
+        """The executors that run tasks: all but the driver, or the driver alone in local mode."""
+        return [e for e in self.executors.values() if e.id != "driver"] or list(self.executors.values())
+
     def executor_cores(self) -> int:
-        return sum(e.cores for e in self.executors.values() if e.id != "driver") or \
-            sum(e.cores for e in self.executors.values())
+        return sum(e.cores for e in self.workers())
 
 
 def read_application(path: str) -> Application:
@@ -135,9 +146,7 @@ def read_application(path: str) -> Application:
             info = event.get("Stage Info") or {}
             stage = _stage(app, info)
             stage.name = str(info.get("Stage Name") or stage.name)
-            stage.details = str(info.get("Details") or stage.details)
             stage.tasks_planned = int(info.get("Number of Tasks") or stage.tasks_planned)
-            stage.submitted = info.get("Submission Time") or stage.submitted
             stage.completed = info.get("Completion Time") or stage.completed
             stage.failure = str(info.get("Failure Reason") or stage.failure)
             stage.line = number
