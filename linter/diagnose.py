@@ -74,10 +74,15 @@ def _check_environment(app: Application, ctx: RunContext, settings, codes) -> No
     configcheck.run_rules(conf, settings, codes, sink)
 
 
-def check_log(path: str, settings, source_only: bool = False) -> tuple[Application, list[Finding]]:
+def check_log(path: str, settings, source_only: bool = False,
+              where: Optional[str] = None) -> tuple[Application, list[Finding]]:
+    """Read and check one event log; `where` names it in findings and summaries (a History Server's URL for a
+    downloaded log) when its path is not what the user gave."""
     from linter.sources.app import read_application
 
     app = read_application(path)
+    if where is not None:
+        app.path = where
     return app, check_application(app, settings, source_only)
 
 
@@ -131,12 +136,7 @@ def run_diagnose(args) -> int:
                     folder = os.path.join(downloads, app_id.replace("/", "_"))
                     os.makedirs(folder, exist_ok=True)
                     for log in history.download_logs(base, app_id, folder):
-                        app, found = check_log(log, resolver.for_path(os.getcwd()))
-                        app.path = f"{base}/history/{app_id}"
-                        for f in found:
-                            if f.filename == log:
-                                f.filename = app.path
-                        runs.append((app, found))
+                        runs.append(check_log(log, resolver.for_path(os.getcwd()), where=f"{base}/history/{app_id}"))
                 continue
             if not os.path.exists(path):
                 raise UsageError(f"{path}: no such file or directory")
