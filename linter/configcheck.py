@@ -6,11 +6,14 @@ node in Python, or at the environment's line of an event log.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from linter import registry
 
-_HINT = ("config(", "conf.set(", ".set(", "setAll(", "master(", "setMaster(", "SparkConf")
+_HINT = ("config(", ".set(", "setAll(", "master(", "setMaster(")
+# Every setting the rules read is written as a literal: a key `"spark.…"`, or a master `"yarn-…"`.
+_LITERAL = re.compile(r"""["'](?:spark\.\w|yarn-)""")
 
 
 class ConfigContext:
@@ -27,7 +30,8 @@ def config_rules(codes: frozenset) -> list:
 
 
 def python_wants_config(text: str, codes: frozenset) -> bool:
-    return any(h in text for h in _HINT) and bool(config_rules(codes))
+    """Whether the walk must collect settings: a settings call and a literal key or master in the file."""
+    return _LITERAL.search(text) is not None and any(h in text for h in _HINT) and bool(config_rules(codes))
 
 
 def run_rules(conf, settings, codes: frozenset, sink: Callable) -> None:
