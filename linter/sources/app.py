@@ -135,8 +135,7 @@ def read_application(path: str) -> Application:
     stage_sql: dict[int, int] = {}  # stage id -> SQL execution id
     for number, event in events(path, _WANTED):
         kind = str(event.get("Event", "")).rsplit(".", 1)[-1]
-        if sql.feed(kind, event, number):
-            continue
+        sql.feed(kind, event, number)
         if kind == "SparkListenerTaskEnd":
             _task_end(app, event, number)
         elif kind == "SparkListenerTaskStart":

@@ -253,18 +253,14 @@ class PlanCollector:
                 node.metrics = {name: self.values[acc] for name, acc in ids.items() if acc in self.values}
         return [self.plans[k] for k in sorted(self.plans)]
 
-    def feed(self, kind: str, event: dict, number: int) -> bool:
-        """Take the event if it is one of the SQL side's; False otherwise."""
+    def feed(self, kind: str, event: dict, number: int) -> None:
+        """Read what the SQL side needs of any event (`kind`: the event's short name); others are ignored."""
         if kind == "SparkListenerTaskEnd":
             self.task_end(event)
-            return False  # the application model reads task ends too
-        if kind == "SparkListenerDriverAccumUpdates":
+        elif kind == "SparkListenerDriverAccumUpdates":
             self.driver_updates(event)
-            return True
-        if kind in _PLAN_EVENTS:
+        elif kind in _PLAN_EVENTS:
             self.plan_event(event, number)
-            return True
-        return False
 
 
 def sql_plans(path: str) -> list[SqlPlan]:
