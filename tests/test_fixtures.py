@@ -90,8 +90,11 @@ def test_corpus_covers_every_rule_and_kind():
     from linter.registry import all_rules
 
     covered_elsewhere = {"SPK002"}  # unused suppressions: see test_suppression.py
-    # Run rules read event logs: tests/test_diagnose.py provokes SPK701, 703, 705, 707, 709 and 710 with a real
-    # job and finds SPK702, 704 and 706 in the shared logs; SPK708 (a 5 GiB partition) only in its examples.
-    covered_elsewhere |= {r.code for r in all_rules() if r.kind == "run"}
+    # Run rules read event logs, not files of code: tests/test_diagnose.py finds SPK701, 703, 705, 707, 709 and
+    # 710 in fixtures/logs/diagnostics_bad (and in a live run), SPK704 in a live local-cluster run and a shared
+    # log, SPK702 and 706 in the shared logs; SPK708 (a 5 GiB partition) only in its examples. A new run rule
+    # is not exempt until it is added here with where its realistic input is.
+    covered_elsewhere |= {"SPK701", "SPK702", "SPK703", "SPK704", "SPK705", "SPK706", "SPK707", "SPK708",
+                          "SPK709", "SPK710"}
     assert {r.code for r in all_rules()} - covered_elsewhere <= codes
     assert kinds == {".py", ".ipynb", ".sql", ".txt", ".conf", ".sh", ".yaml", ".xml"}
