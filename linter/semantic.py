@@ -236,16 +236,27 @@ def _combine_bounds(bounds) -> object:
     return UNBOUNDED
 
 
+# A string literal's value by its source text: libcst evaluates it with ast.literal_eval
+# (a compile per call), and rules ask for the same literals many times.
+_STRING_VALUES: dict = {}
+
+
 def literal_string(node) -> Optional[str]:
     """The value of a plain string literal (implicit concatenation included)."""
     if isinstance(node, cst.SimpleString):
+        raw = node.value
+        if raw in _STRING_VALUES:
+            return _STRING_VALUES[raw]
         if "b" in node.prefix.lower():
             return None
         try:
             value = node.evaluated_value
         except Exception:  # noqa: BLE001 - malformed escapes: not a literal we can read
-            return None
-        return value if isinstance(value, str) else None
+            value = None
+        if len(_STRING_VALUES) > 50000:
+            _STRING_VALUES.clear()
+        value = _STRING_VALUES[raw] = value if isinstance(value, str) else None
+        return value
     if isinstance(node, cst.ConcatenatedString):
         left, right = literal_string(node.left), literal_string(node.right)
         return None if left is None or right is None else left + right
@@ -345,6 +356,24 @@ def sql_bound(text: str):
         ):
             return 1
     return UNBOUNDED
+
+
+_ANNOTATIONS: dict = {}
+
+
+def _string_annotation(node):
+    """The expression a string annotation (``"DataFrame"``) holds; parsed once per text per process."""
+    text = literal_string(node)
+    if text is None:
+        return None
+    if text not in _ANNOTATIONS:
+        if len(_ANNOTATIONS) > 10000:
+            _ANNOTATIONS.clear()
+        try:
+            _ANNOTATIONS[text] = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            _ANNOTATIONS[text] = None
+    return _ANNOTATIONS[text]
 
 
 class Semantic:
@@ -564,12 +593,8 @@ class Semantic:
     # -- inference ----------------------------------------------------------------
     def annotation_value(self, node) -> Optional[Value]:
         if isinstance(node, cst.SimpleString):
-            text = literal_string(node)
-            if text is None:
-                return None
-            try:
-                node = cst.parse_expression(text)
-            except cst.ParserSyntaxError:
+            node = _string_annotation(node)
+            if node is None:
                 return None
         if isinstance(node, cst.Subscript):  # Optional[DataFrame]
             name = dotted_name(node.value) or ""
