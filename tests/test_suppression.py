@@ -87,3 +87,18 @@ def test_unknown_and_disabled_codes(tmp_path, run):
     out = concise(run, p, "--ignore", "SPK406")
     assert out == ["SPK002 [*] `noqa` directive: unknown code SPK999", "SPK002 [*] `noqa` directive: SPK406 is not enabled"]
     assert concise(run, p, "--ignore", "SPK002") == []
+
+
+def test_unused_noqa_in_a_file_without_findings(tmp_path, run):
+    # Without findings the tokenizer runs only when some noqa may name a sparkcheck code:
+    # other tools' codes and a bare noqa say nothing; a sparkcheck code that suppresses
+    # nothing is reported, whether on a line or for the whole file; one inside a string is text.
+    clean = "rows = spark.table('orders').limit(5).collect()"
+    p = write(tmp_path / "others.py", "import os  # noqa: F401\n" + clean + "  # noqa\n")
+    assert concise(run, p) == []
+    p = write(tmp_path / "line.py", "import os  # noqa: F401\n" + clean + "  # noqa: E501, SPK101\n")
+    assert concise(run, p) == ["SPK002 [*] `noqa` directive: unused SPK101"]
+    p = write(tmp_path / "file.py", "# sparkcheck: noqa: collect-on-unbounded-dataframe\n" + clean + "\n")
+    assert concise(run, p) == ["SPK002 [*] `noqa` directive: unused collect-on-unbounded-dataframe"]
+    p = write(tmp_path / "text.py", 'HELP = "write # noqa: SPK101 after the call"\n' + clean + "\n")
+    assert concise(run, p) == []
