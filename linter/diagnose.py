@@ -57,11 +57,11 @@ def check_application(app: Application, settings, source_only: bool = False) -> 
 def _check_environment(app: Application, ctx: RunContext, settings, codes) -> None:
     """The configuration rules (SPK8xx) over the event log's Spark Properties."""
     from linter import configcheck
-    from linter.sources.sparkconf import OBJECT_STORE, from_properties
+    from linter.sources.sparkconf import from_properties, mentions_object_store
 
     if not app.properties or not configcheck.config_rules(codes):
         return
-    writes = any(OBJECT_STORE.search(node.text) and ("Insert" in node.name or "Write" in node.name
+    writes = any(mentions_object_store(node.text) and ("Insert" in node.name or "Write" in node.name
                                                       or "Command" in node.name)
                  for plan in app.plans for node in plan.root.walk())
     rdd_jobs = any(stage.sql_execution is None and stage.tasks for stage in app.stages.values())

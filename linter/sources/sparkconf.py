@@ -32,6 +32,15 @@ OBJECT_STORE = re.compile(r"\b(?:s3a?|s3n|gs|abfss?|wasbs?|oss|cos)://", re.I)
 _RDD = re.compile(r"\.rdd\b|\bparallelize\(|\.textFile\(|\bmapPartitions\(|\bsc\.\w+File\(")
 
 
+def mentions_object_store(text: str) -> bool:
+    """An s3://, gs://, abfss:// ... path in the text (the regex is slow on long text: a literal test first)."""
+    return "://" in text and OBJECT_STORE.search(text) is not None
+
+
+def _uses_rdd(text: str) -> bool:
+    return any(w in text for w in (".rdd", "parallelize(", "File(", "mapPartitions(")) and _RDD.search(text) is not None
+
+
 @dataclass
 class Setting:
     key: str
@@ -91,7 +100,7 @@ def _kind(path: str) -> str:
 
 def from_text(path: str, text: str) -> ConfigSet:
     kind = _kind(path)
-    conf = ConfigSet(kind, object_store_writes=bool(OBJECT_STORE.search(text)), uses_rdd=False)
+    conf = ConfigSet(kind, object_store_writes=mentions_object_store(text), uses_rdd=False)
     if kind == "defaults":
         for m in re.finditer(r"(?m)^[ \t]*(spark\.[\w.\-]+)(?:[ \t]*=[ \t]*|[ \t]+)(\S[^\n#]*?)[ \t]*$", text):
             conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
@@ -163,8 +172,8 @@ class PythonSettings:
     """Collects settings from Python calls during the engine's single walk (``visit_Call``), literal values only."""
 
     def __init__(self, text: str):
-        self.conf = ConfigSet("python", object_store_writes=bool(OBJECT_STORE.search(text)),
-                              uses_rdd=bool(_RDD.search(text)))
+        self.conf = ConfigSet("python", object_store_writes=mentions_object_store(text),
+                              uses_rdd=_uses_rdd(text))
 
     @staticmethod
     def _literal(node) -> Optional[str]:
