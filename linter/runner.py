@@ -51,6 +51,33 @@ def _check_one(task):
         return path, [], f"{type(exc).__name__}: {exc} (at {where})"
 
 
+def _check_batch(tasks):
+    return [_check_one(t) for t in tasks]
+
+
+def _batches(tasks: list, total: int, jobs: int) -> list[list]:
+    """Tasks in batches of similar size, largest files first.
+
+    A worker that is free takes the next batch, so batches must be small
+    against the whole run; a batch per file would pay the pool's hand-over for
+    each of thousands of small files.  Batches are cut by bytes, not by count:
+    cutting pyspark's sources into len/16 files per batch put half of all bytes
+    in the first one (cold, 2 processes: 6.9 s that way, 6.3 s by bytes).
+    """
+    tasks = sorted(tasks, key=lambda t: -len(t[2]))
+    target = max(32 * 1024, total // (jobs * 32))
+    out, current, size = [], [], 0
+    for task in tasks:
+        current.append(task)
+        size += len(task[2])
+        if size >= target:
+            out.append(current)
+            current, size = [], 0
+    if current:
+        out.append(current)
+    return out
+
+
 def check_files(paths: list[str], resolver, use_cache: bool, jobs: int, cache_dir: Optional[str]) -> RunResult:
     result = RunResult(files=len(paths))
     cache = Cache(cache_dir) if use_cache and cache_dir else None
@@ -83,11 +110,8 @@ def check_files(paths: list[str], resolver, use_cache: bool, jobs: int, cache_di
     tasks = [(i, p, d) for i, p, d, _ in misses]
     keys = {p: k for _, p, _, k in misses}
     if jobs > 1 and len(misses) >= PARALLEL_MIN_FILES and total >= PARALLEL_MIN_BYTES:
-        # Largest first, so a big file does not start last and finish alone.
-        tasks.sort(key=lambda t: -len(t[2]))
-        chunk = max(1, len(tasks) // (jobs * 8))
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(settings_list,)) as pool:
-            outputs = list(pool.map(_check_one, tasks, chunksize=chunk))
+            outputs = [out for batch in pool.map(_check_batch, _batches(tasks, total, jobs)) for out in batch]
     else:
         _init_worker(settings_list)
         outputs = [_check_one(t) for t in tasks]
