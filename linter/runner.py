@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import traceback
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Optional
@@ -36,9 +38,37 @@ def default_jobs() -> int:
 _WORKER_SETTINGS: list = []
 
 
-def _init_worker(settings_list) -> None:
+# A check allocates millions of small objects (libcst builds about 2 nodes per
+# source token) and frees them by reference counting: libcst trees hold no
+# cycles.  CPython's default collector would scan the young objects every 700
+# allocations and the whole heap every few hundred thousand; with the objects
+# alive at start frozen and the first threshold at 20,000, checking pyspark's
+# sources in one process takes about 9% less time (bench/README.md).
+_GC_THRESHOLD = (20_000, 20, 20)
+
+
+def _tune_gc() -> None:
+    gc.freeze()
+    gc.set_threshold(*_GC_THRESHOLD)
+
+
+@contextmanager
+def _gc_tuned():
+    """The tuned collector for a check run in this process, restored afterwards (the API may be embedded)."""
+    before = gc.get_threshold()
+    _tune_gc()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+
+
+def _init_worker(settings_list, tune_gc: bool = False) -> None:
     global _WORKER_SETTINGS
     _WORKER_SETTINGS = settings_list
+    if tune_gc:
+        _tune_gc()
 
 
 def _check_one(task):
@@ -110,11 +140,12 @@ def check_files(paths: list[str], resolver, use_cache: bool, jobs: int, cache_di
     tasks = [(i, p, d) for i, p, d, _ in misses]
     keys = {p: k for _, p, _, k in misses}
     if jobs > 1 and len(misses) >= PARALLEL_MIN_FILES and total >= PARALLEL_MIN_BYTES:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(settings_list,)) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(settings_list, True)) as pool:
             outputs = [out for batch in pool.map(_check_batch, _batches(tasks, total, jobs)) for out in batch]
     else:
         _init_worker(settings_list)
-        outputs = [_check_one(t) for t in tasks]
+        with _gc_tuned():
+            outputs = [_check_one(t) for t in tasks]
     for path, dicts, error in outputs:
         if error is not None:
             result.internal_errors.append(f"{path}: {error}")
