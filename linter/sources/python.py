@@ -154,15 +154,17 @@ _TRIVIA = frozenset(
     "star separator whitespace".split()
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_PLAIN = (str, bool, int)
 
 
 def _child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a node class that can hold child nodes (no trivia, no plain str/bool/int)."""
     names = _CHILD_FIELDS.get(cls)
     if names is None:
         names = tuple(
             f.name
             for f in dataclasses.fields(cls)
-            if f.name not in _TRIVIA and not f.name.startswith("whitespace")
+            if f.name not in _TRIVIA and not f.name.startswith("whitespace") and f.type not in _PLAIN
         )
         _CHILD_FIELDS[cls] = names
     return names
@@ -179,30 +181,43 @@ def _is_node(cls) -> bool:
     return known
 
 
+_LEAVE = object()  # on the walk's stack: the node below it is left next
+
+
 def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
     """Visit every node once, in source order, without recursion.
 
     ``visit``/``leave`` map a node class to a list of callables taking the node.
     ``ancestors`` is kept up to date so callbacks can look at a node's parents:
-    during a visit it ends with the node itself.
+    during a visit it ends with the node itself.  A node's leave is queued as
+    the node itself under a ``_LEAVE`` marker (no tuple per node).
     """
-    stack: list = [(module, False)]
+    stack: list = [module]
     pop, push = stack.pop, stack.append
     is_node = _IS_NODE.get
+    fields_of = _CHILD_FIELDS.get
+    visit_get, leave_get = visit.get, leave.get
+    add_ancestor, drop_ancestor = ancestors.append, ancestors.pop
+    no_hooks = ()
     while stack:
-        node, leaving = pop()
-        cls = node.__class__
-        if leaving:
-            for fn in leave.get(cls, ()):
+        node = pop()
+        if node is _LEAVE:
+            node = pop()
+            for fn in leave_get(node.__class__, no_hooks):
                 fn(node)
-            ancestors.pop()
+            drop_ancestor()
             continue
-        ancestors.append(node)
-        for fn in visit.get(cls, ()):
+        cls = node.__class__
+        add_ancestor(node)
+        for fn in visit_get(cls, no_hooks):
             fn(node)
-        push((node, True))
+        push(node)
+        push(_LEAVE)
+        fields = fields_of(cls)
+        if fields is None:
+            fields = _child_fields(cls)
         children = []
-        for name in _child_fields(cls):
+        for name in fields:
             value = getattr(node, name)
             vcls = value.__class__
             if vcls is tuple or vcls is list:
@@ -212,8 +227,9 @@ def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
                         children.append(item)
             elif is_node(vcls) or (vcls not in _IS_NODE and _is_node(vcls)):
                 children.append(value)
-        for child in reversed(children):
-            push((child, False))
+        if children:
+            children.reverse()
+            stack.extend(children)
 
 
 class _Done(Exception):
