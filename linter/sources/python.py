@@ -236,13 +236,49 @@ class _Done(Exception):
     pass
 
 
+class _NoRecord:
+    """What ``record_syntactic_position`` gives for a node whose span nobody needs."""
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+_NO_RECORD = _NoRecord()
+
+
+class _Record:
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state, node, start_node, end_node):
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+        self.start = state.offset
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        spans = self.state.spans
+        start = self.start
+        if self.start_node is not None and self.start_node in spans:
+            start = spans[self.start_node][0]
+        end_node = self.end_node
+        spans[self.node] = (start, spans[end_node][1] if end_node is not None and end_node in spans else self.state.offset)
+        return False
+
+
 class _OffsetState(CodegenState):
     """Code generation that only counts characters and records node spans.
 
     libcst's PositionProvider computes line and column for every node of the
     module (about four times the cost of parsing).  Reporting needs the spans of
     a handful of nodes, so this state counts offsets and stops as soon as all
-    wanted nodes have been generated.
+    wanted nodes have been generated.  Spans are recorded only inside a wanted
+    node (a node's span can be cut by those of its descendants: ``start_node``,
+    ``end_node``), and wanted nodes are known by ``id``: CSTNode's ``__hash__``
+    is a Python method.
     """
 
     def __init__(self, module: cst.Module, wanted: set):
@@ -250,7 +286,8 @@ class _OffsetState(CodegenState):
         self.offset = 0
         self.spans: dict = {}
         self.starts: dict = {}
-        self.wanted = wanted
+        self.wanted = {id(n) for n in wanted}
+        self.open = 0  # wanted nodes being generated
         self.remaining = len(wanted)
 
     def add_token(self, value: str) -> None:
@@ -264,29 +301,24 @@ class _OffsetState(CodegenState):
         pass
 
     def before_codegen(self, node) -> None:
-        if node in self.wanted:
+        if id(node) in self.wanted:
             self.starts[node] = self.offset
+            self.open += 1
 
     def after_codegen(self, node) -> None:
-        if node in self.wanted:
+        if id(node) in self.wanted:
             # Nodes without a syntactic position of their own (Arg, Param, ...)
             # get the span of everything they generated.
             self.spans.setdefault(node, (self.starts[node], self.offset))
+            self.open -= 1
             self.remaining -= 1
             if self.remaining <= 0:
                 raise _Done
 
-    @contextmanager
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        start = self.offset
-        try:
-            yield
-        finally:
-            spans = self.spans
-            if start_node is not None and start_node in spans:
-                start = spans[start_node][0]
-            end = spans[end_node][1] if end_node is not None and end_node in spans else self.offset
-            spans[node] = (start, end)
+        if not self.open:
+            return _NO_RECORD
+        return _Record(self, node, start_node, end_node)
 
 
 def node_spans(module: cst.Module, nodes) -> dict:
