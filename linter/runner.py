@@ -5,8 +5,8 @@ from __future__ import annotations
 import gc
 import os
 import traceback
-from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Optional
 
