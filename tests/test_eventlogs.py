@@ -80,6 +80,30 @@ def test_history_server_metric_values(text, value):
     assert metric_value(text) == value
 
 
+def test_history_server_tree_keeps_a_reused_exchange_where_it_stood():
+    """A reused broadcast on the build (left) side stays the left child.
+
+    The nodes and edges are what Spark's SparkPlanGraph makes of
+    Union(BHJ BuildLeft(BroadcastExchange(a), b), BHJ BuildLeft(ReusedExchange, c)):
+    ids and edges in the order it walks the plan, and no node for the reused
+    exchange, only an edge from the original to its second user. Ordered by
+    node id, the reused leaf used to come after `c`, swapping the join's sides.
+    """
+    from linter.sources.history import tree
+
+    names = {0: "Union", 1: "BroadcastHashJoin", 2: "BroadcastExchange", 3: "Scan parquet a", 4: "Scan parquet b",
+             5: "BroadcastHashJoin", 6: "Scan parquet c"}
+    nodes = [{"nodeId": i, "nodeName": n, "desc": n, "metrics": []} for i, n in names.items()]
+    nodes[2]["metrics"] = [{"name": "data size", "value": "1.5 MiB"}]
+    edges = [{"fromId": c, "toId": p} for c, p in ((1, 0), (2, 1), (3, 2), (4, 1), (5, 0), (2, 5), (6, 5))]
+    root = tree(nodes, edges)
+    first, second = root.children
+    assert [c.name for c in first.children] == ["BroadcastExchange", "FileScan"]
+    assert [c.name for c in second.children] == ["ReusedExchange", "FileScan"]
+    assert second.children[1].text == "Scan parquet c"
+    assert second.children[0].metrics == {"data size": 1.5 * 2 ** 20}
+
+
 def test_measured_metrics_are_joined_to_plan_nodes():
     """The AQE log's shuffles carry their measured sizes (task accumulator updates summed)."""
     plans = sql_plans(os.path.join(LOGS, "aqeshuffle_eventlog.zstd"))

@@ -110,6 +110,28 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _operators(root) -> list:
+    """(depth, operator) in plan order, as the History Server's graph shows a plan.
+
+    The graph has no node for AQE's query stages and ends a reused exchange at
+    the reuse; an event log's plan has both wrappers and repeats the subtree.
+    """
+    out = []
+
+    def visit(node, depth):
+        if node.name.endswith("QueryStage"):
+            for child in node.children:
+                visit(child, depth)
+            return
+        out.append((depth, node.name))
+        if node.name != "ReusedExchange":
+            for child in node.children:
+                visit(child, depth + 1)
+
+    visit(root, 0)
+    return out
+
+
 def test_history_server_rest_api(no_broadcast, tmp_path):
     """The real History Server shipped in pyspark, on 127.0.0.1, over the run's event log."""
     import pyspark
@@ -146,6 +168,16 @@ def test_history_server_rest_api(no_broadcast, tmp_path):
         assert len(at_server) == len(from_log)  # the same executions, whichever way they are read
         app = at_server[0]["filename"].rsplit("/", 1)[-1]
         assert run_process("plan", f"{url}/history/{app}", "--output-format", "json").code == 1
+        # Every execution's tree, rebuilt from the server's nodes and edges, has the operators of the
+        # log's plan in the same places (children in order, reused exchanges where they stood).
+        from linter.sources import eventlog, history
+
+        served = {p.execution: p.root for p in history.sql_plans(url, app)}
+        logged = {p.execution: p.root for p in eventlog.sql_plans(str(next(logs.iterdir())))}
+        assert served.keys() == logged.keys() and len(served) > 22
+        assert any(n.name == "ReusedExchange" for root in served.values() for n in root.walk())
+        for execution, root in served.items():
+            assert _operators(root) == _operators(logged[execution]), execution
         # diagnose downloads the application's event log through the REST API and reads the whole run
         r = run_process("diagnose", f"{url}/history/{app}", "--output-format", "json", cwd=ROOT)
         assert r.code == 1, r.err

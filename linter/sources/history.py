@@ -78,7 +78,15 @@ def sql_plans(base: str, app: str) -> list[SqlPlan]:
 
 
 def tree(nodes: list, edges: list) -> Optional[PlanNode]:
-    """The operator tree from the REST API's nodes and child -> parent edges (codegen clusters dropped)."""
+    """The operator tree from the REST API's nodes and child -> parent edges (codegen clusters dropped).
+
+    Spark's SparkPlanGraph numbers the nodes and lists the edges as it walks
+    the plan, parent before children and children left to right; a reused
+    exchange gets no node of its own, only an edge from the original exchange
+    to its user, listed where the ReusedExchange stood.  So the order of the
+    edges is the order of each node's children, reused exchanges included
+    (node ids alone would put a reused exchange after its later siblings).
+    """
     made: dict[int, PlanNode] = {}
     for item in nodes:
         name = str(item.get("nodeName", ""))
@@ -93,8 +101,9 @@ def tree(nodes: list, edges: list) -> Optional[PlanNode]:
             if value is not None:
                 node.metrics[str(metric.get("name"))] = value
         made[int(item["nodeId"])] = node
+    order = {id(node): key for key, node in made.items()}
     has_parent = set()
-    for edge in sorted(edges, key=lambda e: (e.get("toId", 0), e.get("fromId", 0))):
+    for edge in edges:
         child, parent = made.get(edge.get("fromId")), made.get(edge.get("toId"))
         if child is None or parent is None:
             continue
@@ -102,21 +111,16 @@ def tree(nodes: list, edges: list) -> Optional[PlanNode]:
             # A reused exchange: the graph links the original to every user; the tree gets a leaf for it.
             child = PlanNode("ReusedExchange", f"ReusedExchange {child.text}", 1, 1, None, None,
                              metrics=dict(child.metrics))
-            made[max(made) + 1 + len(has_parent)] = child
         child.parent = parent
         parent.children.append(child)
         has_parent.add(id(child))
     for node in made.values():
         if node.name == "EmptyRelation":
             node.children = []  # AQE proved the branch empty; below it is a logical plan
-    order = {id(node): key for key, node in made.items()}
     roots = [n for n in made.values() if id(n) not in has_parent]
     if not roots:
         return None
-    root = min(roots, key=lambda n: order[id(n)])
-    for node in root.walk():  # ids are given from the root down, left side first
-        node.children.sort(key=lambda c: order[id(c)])
-    return root
+    return min(roots, key=lambda n: order[id(n)])
 
 
 _TIME = re.compile(r"^([0-9.,]+)\s*(ms|s|m|h)$")
