@@ -104,6 +104,33 @@ def test_history_server_tree_keeps_a_reused_exchange_where_it_stood():
     assert second.children[0].metrics == {"data size": 1.5 * 2 ** 20}
 
 
+def test_a_reused_exchange_is_a_leaf_with_the_originals_measured_size(tmp_path):
+    """The log repeats the original exchange below a ReusedExchange; the tree ends there, as explain() and the
+    History Server show it, and the leaf carries the original's measured size (what the reuse reads)."""
+    def exchange():
+        return {"nodeName": "Exchange", "simpleString": "Exchange hashpartitioning(k#1, 4)",
+                "metrics": [{"name": "data size", "accumulatorId": 7, "metricType": "size"}],
+                "children": [{"nodeName": "Range", "simpleString": "Range (0, 10, step=1, splits=2)",
+                              "children": [], "metrics": []}]}
+
+    plan = {"nodeName": "Union", "simpleString": "Union", "metrics": [], "children": [
+        exchange(), {"nodeName": "ReusedExchange", "simpleString": "ReusedExchange [k#2], Exchange ...",
+                     "metrics": [], "children": [exchange()]}]}
+    events = [{"Event": "SparkListenerLogStart", "Spark Version": "4.3.0"},
+              {"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart", "executionId": 0,
+               "description": "collect at job.py:3", "details": "", "physicalPlanDescription": "",
+               "sparkPlanInfo": plan, "time": 1},
+              {"Event": "SparkListenerTaskEnd", "Task Info": {"Accumulables": [
+                  {"ID": 7, "Name": "data size", "Update": "2048"}]}}]
+    log = tmp_path / "reuse.log"
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    (plan,) = sql_plans(str(log))
+    original, reused = plan.root.children
+    assert [n.name for n in original.walk()] == ["Exchange", "Range"]
+    assert reused.name == "ReusedExchange" and reused.children == []
+    assert original.metrics == reused.metrics == {"data size": 2048.0}
+
+
 def test_measured_metrics_are_joined_to_plan_nodes():
     """The AQE log's shuffles carry their measured sizes (task accumulator updates summed)."""
     plans = sql_plans(os.path.join(LOGS, "aqeshuffle_eventlog.zstd"))

@@ -39,9 +39,7 @@ def side_shuffle(side: PlanNode) -> tuple[Optional[PlanNode], Optional[PlanNode]
         if node.name == "Exchange":
             return node, stage
         if node.name == "ReusedExchange":
-            # its measured size is the original's: the event log repeats the original below it
-            original = node.children[0] if node.children and node.children[0].name == "Exchange" else None
-            return (original if original is not None and not node.metrics else node), stage
+            return node, stage  # a leaf carrying the original exchange's measured metrics, when known
         if node.name not in _TO_SHUFFLE or len(node.children) != 1:
             return None, None
         node = node.children[0]

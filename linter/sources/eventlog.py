@@ -308,6 +308,13 @@ def convert(info: dict, line: int, codegen: Optional[int] = None) -> Optional[Pl
             node.metrics[str(metric.get("name"))] = metric["accumulatorId"]
     if name == "EmptyRelation":
         return node  # AQE proved the branch empty; what it prints below is a logical plan
+    if name == "ReusedExchange":
+        # The log repeats the original exchange below it; like explain() and the History Server, the
+        # tree ends here, with the original's metrics (its size is what the reuse reads).
+        original = convert(children[0], line, codegen) if children else None
+        if original is not None:
+            node.metrics = {**node.metrics, **original.metrics}
+        return node
     for child in children:
         converted = convert(child, line, codegen)
         if converted is not None:
