@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from typing import Optional
 
 from linter import __version__
@@ -24,6 +23,7 @@ class Cache:
         self.root = directory
         self.dir = os.path.join(directory, __version__)
         self._ready = False
+        self._folders: set = set()
 
     def key(self, path: str, data: bytes, settings, codes: frozenset) -> str:
         h = hashlib.blake2b(digest_size=20)
@@ -57,15 +57,19 @@ class Cache:
         try:
             self._prepare()
             target = self._path(key)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+            folder = os.path.dirname(target)
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
             entries = []
             for f in findings:
                 d = f.to_dict()
                 d.pop("filename")
                 entries.append(d)
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(entries, out, separators=(",", ":"))
+            # written beside the entry and renamed: a reader never sees half an entry
+            tmp = f"{target}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as out:
+                out.write(json.dumps(entries, separators=(",", ":")))
             os.replace(tmp, target)
         except OSError:
             pass  # a read-only checkout still gets checked, just not cached
