@@ -16,8 +16,13 @@ Each SQL execution's call site (`collect at /path/job.py:16`) puts its findings
 on the job's own lines too. PySpark names only some actions after the job's
 line; a sitecustomize put first on the job's PYTHONPATH
 (linter/capture_hook/sitecustomize.py) wraps the others (DataFrame `count`,
-`show`, every write) in pyspark's own call-site helper, so they are named too. Spark Connect (`--remote`) is not supported: its
-plans run, and its event log is written, on the server.
+`show`, every write) so that they set the call site from the calling line too.
+
+With `--remote sc://host:port` (Spark Connect) the run's event log is written on
+the server, so the same sitecustomize asks the server for each action's plan
+before it runs and records it with the calling line; those plans are checked
+(SPK6xx) and reported at the action's line. Run metrics (SPK7xx) need the
+server's event log: `sparkcheck diagnose` it there.
 """
 
 from __future__ import annotations
