@@ -489,7 +489,7 @@ def emit_plan_findings(findings, args, trees=()) -> int:
 
 
 def run_plan(args) -> int:
-    from linter.plans import check_event_log, check_history, check_plan_text, plan_files
+    from linter.plans import check_event_log, check_plan_text, check_sql_plans, plan_files
     from linter.sources.eventlog import is_event_log
 
     resolver = plan_resolver(args)
@@ -506,8 +506,8 @@ def run_plan(args) -> int:
         for url in urls:
             base, apps = history.applications(url)
             for app in apps:
-                findings.extend(check_history(f"{base}/history/{app}", history.sql_plans(base, app),
-                                              resolver.for_path(os.getcwd()), trees))
+                findings.extend(check_sql_plans(f"{base}/history/{app}", history.sql_plans(base, app),
+                                                resolver.for_path(os.getcwd()), trees=trees))
         for path in plan_files([p for p in paths if p not in urls]):
             if not os.path.exists(path):
                 raise UsageError(f"{path}: no such file or directory")

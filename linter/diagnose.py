@@ -15,7 +15,7 @@ from typing import Optional
 
 from linter import registry
 from linter.diagnostics import Finding
-from linter.plans import PlanContext, PlanInput, _run, event_log_inputs
+from linter.plans import PlanContext, PlanInput, check_sql_plans
 from linter.sources.app import Application
 
 
@@ -44,7 +44,7 @@ class RunContext(PlanContext):
 
 
 def check_application(app: Application, settings, source_only: bool = False) -> list[Finding]:
-    findings = _run(PlanContext(app.path, [], settings, source_only), event_log_inputs(app.plans))
+    findings = check_sql_plans(app.path, app.plans, settings, source_only)
     ctx = RunContext(app.path, settings, app, source_only)
     codes = settings.codes_for(app.path)
     for rule in registry.all_rules():

@@ -142,25 +142,26 @@ def check_plan_text(path: str, text: str, settings, trees: Optional[list] = None
     return _run(ctx, (PlanInput(plan.root, plan.logical) for plan in plans))
 
 
-def event_log_inputs(plans) -> list[PlanInput]:
+def check_sql_plans(where: str, plans, settings, source_only: bool = False,
+                    trees: Optional[list] = None) -> list[Finding]:
+    """SQL executions (from an event log, a History Server or an Application), each reported at its event's line
+    in `where` and at its Python call site when that file is here (only there with `source_only`)."""
+    if trees is not None:
+        trees.extend(plan_titles(where, plans))
     inputs = []
     for plan in plans:
         label = f" ({plan.description.splitlines()[0]})" if plan.description else ""
         site = plan.call_site
         inputs.append(PlanInput(plan.root, None, f"SQL execution {plan.execution}{label}: ",
                                 (site[1], site[2]) if site else None))
-    return inputs
+    return _run(PlanContext(where, [], settings, source_only), inputs)
 
 
 def check_event_log(path: str, settings, source_only: bool = False, trees: Optional[list] = None) -> list[Finding]:
-    """The newest plan of every SQL execution in the log, reported at its event's line (and call site)."""
+    """The newest plan of every SQL execution in the log."""
     from linter.sources.eventlog import sql_plans
 
-    ctx = PlanContext(path, [], settings, source_only)
-    plans = sql_plans(path)
-    if trees is not None:
-        trees.extend(plan_titles(path, plans))
-    return _run(ctx, event_log_inputs(plans))
+    return check_sql_plans(path, sql_plans(path), settings, source_only, trees)
 
 
 def plan_titles(where: str, plans) -> list[tuple[str, PlanNode]]:
@@ -192,14 +193,6 @@ def check_recorded_plans(path: str, settings, trees: Optional[list] = None) -> l
                                              (str(record.get("file")), int(record.get("line") or 0)))
                                    for plan in plans)))
     return sorted(findings, key=Finding.sort_key)
-
-
-def check_history(where: str, plans, settings, trees: Optional[list] = None) -> list[Finding]:
-    """SQL executions read from a History Server; findings are placed at the application's URL."""
-    if trees is not None:
-        trees.extend(plan_titles(where, plans))
-    ctx = PlanContext(where, [], settings)
-    return _run(ctx, event_log_inputs(plans))
 
 
 def plan_files(paths: list[str]) -> list[str]:
