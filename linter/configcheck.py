@@ -6,6 +6,7 @@ node in Python, or at the environment's line of an event log.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable
 
@@ -25,13 +26,14 @@ class ConfigContext:
         self._sink(rule, setting, message, help)
 
 
-def config_rules(codes: frozenset) -> list:
-    return [r for r in registry.all_rules() if r.kind == "config" and r.code in codes]
+@functools.lru_cache(maxsize=64)
+def config_rules(codes: frozenset) -> tuple:
+    return tuple(r for r in registry.all_rules() if r.kind == "config" and r.code in codes)
 
 
 def python_wants_config(text: str, codes: frozenset) -> bool:
     """Whether the walk must collect settings: a settings call and a literal key or master in the file."""
-    return _LITERAL.search(text) is not None and any(h in text for h in _HINT) and bool(config_rules(codes))
+    return bool(config_rules(codes)) and any(h in text for h in _HINT) and _LITERAL.search(text) is not None
 
 
 def run_rules(conf, settings, codes: frozenset, sink: Callable) -> None:

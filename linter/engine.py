@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -82,6 +83,14 @@ def _mentions_spark(text: str, settings) -> bool:
     return any(name.rsplit(".", 1)[-1] in text for name in settings["dataframe-functions"])
 
 
+@functools.lru_cache(maxsize=64)
+def _selection(codes: frozenset) -> tuple[tuple, bool]:
+    """(the enabled Python rules, whether SQL is linted) for a set of enabled codes: the same for most files."""
+    rules = registry.all_rules()
+    python_rules = tuple(r for r in rules if r.kind == "python" and r.code in codes)
+    return python_rules, PARSE_ERROR in codes or any(r.kind == "sql" and r.code in codes for r in rules)
+
+
 _EMBEDDED_HINT = re.compile(r"\.sql\(|expr\(|selectExpr|\.filter\(|\.where\(")
 
 
@@ -90,11 +99,8 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     if not _mentions_spark(text, settings):
         return []
     # A rule runs only where one of its trigger words occurs; a file no rule and no SQL wants is not parsed.
-    rules = [
-        r for r in registry.all_rules()
-        if r.kind == "python" and r.code in codes and (r.triggers is None or any(w in text for w in r.triggers))
-    ]
-    sql_wanted = PARSE_ERROR in codes or any(r.kind == "sql" and r.code in codes for r in registry.all_rules())
+    python_rules, sql_wanted = _selection(codes)
+    rules = [r for r in python_rules if r.triggers is None or any(w in text for w in r.triggers)]
     embedded_wanted = sql_wanted and _EMBEDDED_HINT.search(text) is not None
     from linter.configcheck import python_wants_config
 
@@ -136,9 +142,6 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         walk(module, visit, leave, ctx.ancestors)
     finally:
         sys.setrecursionlimit(limit)
-    out: list[Diagnostic] = []
-    if collector is not None and collector.found:
-        out.extend(collector.diagnostics(unit, module, settings, codes))
     if python_settings is not None and python_settings.conf.settings:
         from linter import configcheck
 
@@ -146,9 +149,11 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
             ctx.pending.append((rule.code, setting.node, message, None, help, None))
 
         configcheck.run_rules(python_settings.conf, settings, codes, sink)
-    if not ctx.pending:
-        return out
-    nodes = []
+    literals = collector.found if collector is not None else []
+    if not ctx.pending and not literals:
+        return []
+    # One code-generation pass places the reported nodes and the SQL literals alike.
+    nodes = [node for node, _, _ in literals]
     for _, node, _, fix, _, first in ctx.pending:
         nodes.append(node)
         if first is not None:
@@ -160,6 +165,7 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
                     if e.start_node is not None:
                         nodes.append(e.start_node)
     spans = node_spans(module, nodes)
+    out = collector.diagnostics(unit, spans, settings, codes) if literals else []
     for code, node, message, fix, help, first in ctx.pending:
         start, end = spans.get(node, (0, 0))
         if first is not None and first in spans:
@@ -220,11 +226,10 @@ class EmbeddedSql:
         if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             self.found.append((value, mode, template))
 
-    def diagnostics(self, unit: Unit, module, settings, codes) -> list[Diagnostic]:
+    def diagnostics(self, unit: Unit, spans: dict, settings, codes) -> list[Diagnostic]:
+        """Findings of the SQL found, placed in the Python text (``spans``: offsets of the literals)."""
         from linter.sources.embedded import decode
-        from linter.sources.python import node_spans
 
-        spans = node_spans(module, [n for n, _, _ in self.found])
         out = []
         seen = set()
         for node, mode, template in self.found:
