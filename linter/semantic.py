@@ -28,6 +28,8 @@ aggregate).
 
 from __future__ import annotations
 
+import ast
+import functools
 import re
 from typing import Optional
 
@@ -236,27 +238,24 @@ def _combine_bounds(bounds) -> object:
     return UNBOUNDED
 
 
-# A string literal's value by its source text: libcst evaluates it with ast.literal_eval
-# (a compile per call), and rules ask for the same literals many times.
-_STRING_VALUES: dict = {}
+@functools.lru_cache(maxsize=16384)
+def _string_value(source: str) -> Optional[str]:
+    """The value of a string literal's source text (``'a\\tb'``); None for bytes or what does not evaluate.
+
+    libcst's ``evaluated_value`` is ``ast.literal_eval`` of the same text, a
+    compile per call; rules ask for the same literals many times.
+    """
+    try:
+        value = ast.literal_eval(source)
+    except Exception:  # noqa: BLE001 - malformed escapes: not a literal we can read
+        return None
+    return value if isinstance(value, str) else None
 
 
 def literal_string(node) -> Optional[str]:
     """The value of a plain string literal (implicit concatenation included)."""
     if isinstance(node, cst.SimpleString):
-        raw = node.value
-        if raw in _STRING_VALUES:
-            return _STRING_VALUES[raw]
-        if "b" in node.prefix.lower():
-            return None
-        try:
-            value = node.evaluated_value
-        except Exception:  # noqa: BLE001 - malformed escapes: not a literal we can read
-            value = None
-        if len(_STRING_VALUES) > 50000:
-            _STRING_VALUES.clear()
-        value = _STRING_VALUES[raw] = value if isinstance(value, str) else None
-        return value
+        return _string_value(node.value)
     if isinstance(node, cst.ConcatenatedString):
         left, right = literal_string(node.left), literal_string(node.right)
         return None if left is None or right is None else left + right
@@ -358,22 +357,18 @@ def sql_bound(text: str):
     return UNBOUNDED
 
 
-_ANNOTATIONS: dict = {}
+@functools.lru_cache(maxsize=4096)
+def _parsed_annotation(text: str):
+    try:
+        return cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return None
 
 
 def _string_annotation(node):
-    """The expression a string annotation (``"DataFrame"``) holds; parsed once per text per process."""
+    """The expression a string annotation (``"DataFrame"``) holds; each text parsed once per process."""
     text = literal_string(node)
-    if text is None:
-        return None
-    if text not in _ANNOTATIONS:
-        if len(_ANNOTATIONS) > 10000:
-            _ANNOTATIONS.clear()
-        try:
-            _ANNOTATIONS[text] = cst.parse_expression(text)
-        except cst.ParserSyntaxError:
-            _ANNOTATIONS[text] = None
-    return _ANNOTATIONS[text]
+    return None if text is None else _parsed_annotation(text)
 
 
 class Semantic:
