@@ -209,14 +209,15 @@ class PythonSettings:
         name = func.attr.value
         if name not in ("config", "set", "setAll", "master", "setMaster"):
             return
-        positional = [a.value for a in node.args if a.keyword is None and a.star == ""]
-        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        from linter.semantic import keyword_arg, positional_args
+
+        positional = positional_args(node)
         if name in ("config", "set") and len(positional) >= 2:
             self._add(positional[0], positional[1])
-        elif name == "config" and "key" in keywords and "value" in keywords:
-            self._add(keywords["key"], keywords["value"])
-        elif name == "config" and isinstance(keywords.get("map"), cst.Dict):
-            for element in keywords["map"].elements:
+        elif name == "config" and keyword_arg(node, "key") is not None and keyword_arg(node, "value") is not None:
+            self._add(keyword_arg(node, "key"), keyword_arg(node, "value"))
+        elif name == "config" and isinstance(keyword_arg(node, "map"), cst.Dict):
+            for element in keyword_arg(node, "map").elements:
                 if isinstance(element, cst.DictElement):
                     self._add(element.key, element.value)
         elif name == "setAll" and positional and isinstance(positional[0], (cst.List, cst.Tuple)):
