@@ -148,12 +148,7 @@ def check_sql_plans(where: str, plans, settings, source_only: bool = False,
     in `where` and at its Python call site when that file is here (only there with `source_only`)."""
     if trees is not None:
         trees.extend(plan_titles(where, plans))
-    inputs = []
-    for plan in plans:
-        label = f" ({plan.description.splitlines()[0]})" if plan.description else ""
-        site = plan.call_site
-        inputs.append(PlanInput(plan.root, None, f"SQL execution {plan.execution}{label}: ",
-                                (site[1], site[2]) if site else None))
+    inputs = [PlanInput(plan.root, None, f"{plan.label}: ", plan.call_site) for plan in plans]
     return _run(PlanContext(where, [], settings, source_only), inputs)
 
 
@@ -165,8 +160,7 @@ def check_event_log(path: str, settings, source_only: bool = False, trees: Optio
 
 
 def plan_titles(where: str, plans) -> list[tuple[str, PlanNode]]:
-    return [(f"{where}: SQL execution {p.execution}" + (f" ({p.description.splitlines()[0]})" if p.description
-                                                        else ""), p.root) for p in plans]
+    return [(f"{where}: {p.label}", p.root) for p in plans]
 
 
 def check_recorded_plans(path: str, settings, trees: Optional[list] = None) -> list[Finding]:

@@ -58,9 +58,6 @@ class SmallFiles(RunRule):
 
     def check(self, app) -> None:
         for plan in app.plans:
-            label = f"SQL execution {plan.execution}" + (f" ({plan.description.splitlines()[0]})"
-                                                        if plan.description else "")
-            site = plan.call_site
             for node in plan.root.walk():
                 for count_name, size_name, verb in _PAIRS:
                     files, size = node.metrics.get(count_name), node.metrics.get(size_name)
@@ -68,8 +65,8 @@ class SmallFiles(RunRule):
                         continue
                     average = size / files
                     if average < self.opts["max-average-mib"] * _MIB:
-                        self.ctx.report_at(self, plan.line, f"{label}: `{node.name}` {verb} {files:.0f} files "
+                        self.ctx.report_at(self, plan.line, f"{plan.label}: `{node.name}` {verb} {files:.0f} files "
                                            f"averaging {format_size(average)}",
                                            help="compact the files; write fewer, larger files "
                                                 "(repartition by the partition columns, REBALANCE)",
-                                           call_site=(site[1], site[2]) if site else None, label=node.text)
+                                           call_site=plan.call_site, label=node.text)

@@ -204,10 +204,20 @@ class SqlPlan:
     line: int  # where the event that carried the plan is in the log
 
     @property
-    def call_site(self) -> Optional[tuple[str, str, int]]:
-        """(action, file, line) from a description like `collect at /home/me/job.py:16`."""
-        m = _CALL_SITE.match(self.description.splitlines()[0] if self.description else "")
-        return (m.group(1), m.group(2), int(m.group(3))) if m else None
+    def headline(self) -> str:
+        """The description's first line (`collect at /home/me/job.py:16`), or ""."""
+        return self.description.splitlines()[0] if self.description else ""
+
+    @property
+    def label(self) -> str:
+        """`SQL execution 3 (collect at job.py:16)`, as findings and reports name it."""
+        return f"SQL execution {self.execution}" + (f" ({self.headline})" if self.headline else "")
+
+    @property
+    def call_site(self) -> Optional[tuple[str, int]]:
+        """(file, line) from a description like `collect at /home/me/job.py:16`, as Stage.call_site."""
+        m = _CALL_SITE.match(self.headline)
+        return (m.group(2), int(m.group(3))) if m else None
 
 
 _SQL_EVENTS = frozenset({*_PLAN_EVENTS, "SparkListenerTaskEnd", "SparkListenerDriverAccumUpdates"})
