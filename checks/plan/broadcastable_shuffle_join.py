@@ -1,6 +1,6 @@
 from checks.plan._plan import BUILDABLE, NOT_SHUFFLED, join_keys, side_size
 from linter.registry import Invalid, Option, PlanRule, Valid
-from linter.sources.plan import format_size
+from linter.sources.plan import MIB, format_size
 
 _PLAN = """== Physical Plan ==
 AdaptiveSparkPlan (25)
@@ -22,10 +22,9 @@ AdaptiveSparkPlan (25)
                         +- * Project (9)
                            +- * Range (8)
 """
-_MIB = 1 << 20
 _GIB = 1 << 30
 # DataFlint's tiers: when the other side is very large, a bigger broadcast still pays.
-_TIERS = ((1 << 40, 5 * _GIB), (300 * _GIB, 1000 * _MIB), (10 * _GIB, 100 * _MIB))
+_TIERS = ((1 << 40, 5 * _GIB), (300 * _GIB, 1000 * MIB), (10 * _GIB, 100 * MIB))
 
 
 def limit_for(other, base: float) -> float:
@@ -112,7 +111,7 @@ class BroadcastableShuffleJoin(PlanRule):
         small = min(candidates, key=lambda i: sizes[i][0])
         size, source = sizes[small]
         other = sizes[1 - small][0]
-        if size > limit_for(other, self.opts["small-side-mib"] * _MIB):
+        if size > limit_for(other, self.opts["small-side-mib"] * MIB):
             return
         side = ("left", "right")[small]
         against = f" against {format_size(other)}" if other is not None else ""

@@ -1,5 +1,5 @@
 from linter.registry import Invalid, Option, PlanRule, Valid
-from linter.sources.plan import format_size
+from linter.sources.plan import MIB, format_size
 
 _PLAN = """== Physical Plan ==
 *(2) BroadcastHashJoin [o_custkey#36], [c_custkey#77], Inner, BuildRight, false
@@ -8,7 +8,6 @@ _PLAN = """== Physical Plan ==
    +- BroadcastExchange HashedRelationBroadcastMode(List(cast(input[0, int, false] as bigint)),false), [plan_id=120]
       +- *(1) FileScan parquet [c_custkey#77] Batched: true, DataFilters: [], Format: Parquet, PartitionFilters: [], PushedFilters: [], ReadSchema: struct<c_custkey:int>
 """
-_MIB = 1 << 20
 
 
 class LargeBroadcast(PlanRule):
@@ -65,7 +64,7 @@ class LargeBroadcast(PlanRule):
         source = "measured"
         if size is None and node.parent is not None and node.parent.name == "BroadcastQueryStage":
             size, source = node.parent.size, "AQE's statistics"
-        if size is None or size <= self.opts["max-mib"] * _MIB:
+        if size is None or size <= self.opts["max-mib"] * MIB:
             return
         self.ctx.report(self, node, f"`BroadcastExchange` sends {format_size(size)} ({source}) to the driver and "
                         f"every executor", help="let the join shuffle, or shrink the broadcast side "

@@ -1,12 +1,11 @@
 from checks.run._log import log, task
 from linter.registry import Invalid, Option, RunRule, Valid
-from linter.sources.plan import format_size
+from linter.sources.plan import MIB, format_size
 
-_MIB = 1 << 20
 _SPILLING = log([("sortWithinPartitions at job.py:20",
-                  [task(duration=4000, input=64 * _MIB, memory_spill=256 * _MIB, disk_spill=48 * _MIB)
+                  [task(duration=4000, input=64 * MIB, memory_spill=256 * MIB, disk_spill=48 * MIB)
                    for _ in range(4)])])
-_FITTING = log([("sortWithinPartitions at job.py:20", [task(duration=4000, input=64 * _MIB) for _ in range(4)])])
+_FITTING = log([("sortWithinPartitions at job.py:20", [task(duration=4000, input=64 * MIB) for _ in range(4)])])
 
 
 class Spill(RunRule):
@@ -56,7 +55,7 @@ class Spill(RunRule):
     def check(self, app) -> None:
         for stage in app.stages.values():
             disk, memory = sum(stage.figures["disk_spill"]), sum(stage.figures["memory_spill"])
-            if disk < self.opts["min-mib"] * _MIB:
+            if disk < self.opts["min-mib"] * MIB:
                 continue
             read = sum(stage.figures["input"]) + sum(stage.figures["shuffle_read"])
             share = f", {disk / read:.0%} of its input" if read else ""

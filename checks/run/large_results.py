@@ -1,9 +1,8 @@
 from checks.run._log import log, task
 from linter.registry import Invalid, Option, RunRule, Valid
-from linter.sources.plan import format_size
+from linter.sources.plan import MIB, format_size
 
-_MIB = 1 << 20
-_BIG = log([("collect at job.py:70", [task(duration=5000, result_size=90 * _MIB) for _ in range(8)])])
+_BIG = log([("collect at job.py:70", [task(duration=5000, result_size=90 * MIB) for _ in range(8)])])
 _SMALL = log([("collect at job.py:70", [task(duration=5000, result_size=40_000) for _ in range(8)])])
 
 
@@ -55,7 +54,7 @@ class LargeResults(RunRule):
     def check(self, app) -> None:
         for stage in app.stages.values():
             total = sum(stage.figures["result_size"])
-            if total > self.opts["max-mib"] * _MIB:
+            if total > self.opts["max-mib"] * MIB:
                 self.ctx.report_stage(self, stage, f"tasks sent {format_size(total)} of results to the driver",
                                       help="write large results to storage, aggregate first, or collect a "
                                            "bounded limit")

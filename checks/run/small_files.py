@@ -1,10 +1,9 @@
 from checks.run._log import log, task
 from linter.registry import Invalid, Option, RunRule, Valid
-from linter.sources.plan import format_size
+from linter.sources.plan import MIB, format_size
 
-_MIB = 1 << 20
 _SMALL = log([("count at job.py:9", [task(duration=900) for _ in range(8)])], scans=((2400, 2400 * 300 * 1024),))
-_SIZED = log([("count at job.py:9", [task(duration=900) for _ in range(8)])], scans=((24, 24 * 128 * _MIB),))
+_SIZED = log([("count at job.py:9", [task(duration=900) for _ in range(8)])], scans=((24, 24 * 128 * MIB),))
 # (metric with the number of files, metric with their bytes, what the operator does)
 _PAIRS = (("number of files read", "size of files read", "read"),
           ("number of written files", "written output", "wrote"))
@@ -64,7 +63,7 @@ class SmallFiles(RunRule):
                     if not files or size is None or files <= self.opts["min-files"]:
                         continue
                     average = size / files
-                    if average < self.opts["max-average-mib"] * _MIB:
+                    if average < self.opts["max-average-mib"] * MIB:
                         self.ctx.report_at(self, plan.line, f"{plan.label}: `{node.name}` {verb} {files:.0f} files "
                                            f"averaging {format_size(average)}",
                                            help="compact the files; write fewer, larger files "

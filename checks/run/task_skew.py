@@ -3,13 +3,12 @@ from statistics import mean, median
 from checks.run._log import log, task
 from linter.registry import Invalid, Option, RunRule, Valid
 from linter.sources.app import quantiles
-from linter.sources.plan import format_ms, format_size
+from linter.sources.plan import MIB, format_ms, format_size
 
-_MIB = 1 << 20
 _SKEWED = log([("join at job.py:31", [task(duration=900) for _ in range(19)] + [task(duration=48_000)])])
 _EVEN = log([("join at job.py:31", [task(duration=900) for _ in range(20)])])
-_DATA = log([("join at job.py:31", [task(duration=2000, shuffle_read=20 * _MIB) for _ in range(19)] +
-              [task(duration=9000, shuffle_read=900 * _MIB, executor="2")])], executors=(("1", 4), ("2", 4)))
+_DATA = log([("join at job.py:31", [task(duration=2000, shuffle_read=20 * MIB) for _ in range(19)] +
+              [task(duration=9000, shuffle_read=900 * MIB, executor="2")])], executors=(("1", 4), ("2", 4)))
 
 
 
@@ -84,7 +83,7 @@ class TaskSkew(RunRule):
             time_skew = q[4] > self.opts["time-ratio"] * q[2] and q[4] > self.opts["min-seconds"] * 1000
             average = mean(reads)
             heavy = max(range(len(reads)), key=reads.__getitem__)
-            data_skew = reads[heavy] > self.opts["bytes-ratio"] * average and reads[heavy] > self.opts["min-mib"] * _MIB
+            data_skew = reads[heavy] > self.opts["bytes-ratio"] * average and reads[heavy] > self.opts["min-mib"] * MIB
             if time_skew or data_skew:
                 executor = stage.executors[worst]
                 slow_executors[executor] = slow_executors.get(executor, 0) + 1

@@ -38,6 +38,7 @@ _NOT_A_PLAN = re.compile(r"^(?:Subquery:\d+ |Found \d+ WholeStageCodegen subtree
 _STATISTICS = re.compile(r"Statistics\(sizeInBytes=([^,)]+)")
 _SIZE = re.compile(r"^\s*([0-9.]+(?:E[+-]?\d+)?)\s*(B|KiB|MiB|GiB|TiB|PiB|EiB)?\s*$", re.I)
 _UNITS = {"b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40, "pib": 1 << 50, "eib": 1 << 60}
+MIB = _UNITS["mib"]  # the unit the rules' size options are written in
 
 
 def parse_size(text: str) -> Optional[float]:
