@@ -33,8 +33,6 @@ def summarize(app: Application) -> dict:
     }
 
 
-
-
 def render_text(summary: dict) -> str:
     head = (f"{summary['log']}: application {summary['application'] or '?'} ({summary['name'] or 'unnamed'}), "
             f"Spark {summary['spark_version'] or '?'}, {format_ms(summary['duration_ms'])}, "
