@@ -112,7 +112,7 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     from linter.sources.python import node_spans, parse, walk
 
     module = parse(unit.text)
-    semantic = Semantic(frozenset(settings["dataframe-functions"]))
+    semantic = Semantic(frozenset(settings["dataframe-functions"]), text)
     ctx = PythonContext(unit, module, settings, semantic)
     visit, leave = {}, {}
     sem_visit, sem_leave = semantic.hooks()

@@ -78,6 +78,7 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Invalid(_SETUP + 'for row in spark.table("orders").toLocalIterator():\n    print(row)\n'),
         Invalid(_SETUP + 'rows = spark.table("orders").limit(5_000_000).collect()\n'),
         Invalid(_SETUP + 'rows = spark.sql("SELECT * FROM sales WHERE day = current_date()").collect()\n'),
+        Invalid(_SETUP + 'rows = spark.sql(f"SELECT * FROM {table}").collect()\n'),
         Invalid(_SETUP + 'lines = spark.sparkContext.textFile("hdfs:///logs/app.log").collect()\n'),
         Invalid(
             _SETUP
@@ -92,7 +93,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Valid(_SETUP + 'n = spark.table("orders").select(F.count("*").alias("n")).collect()[0].n\n'),
         Valid(_SETUP + 'total = spark.table("orders").groupBy().sum("amount").collect()\n'),
         Valid(_SETUP + 'n = spark.sql("SELECT count(*) AS n FROM orders").collect()[0].n\n'),
-        Valid(_SETUP + 'rows = spark.sql(f"SELECT * FROM {table}").collect()\n'),
+        Valid(_SETUP + 'n = spark.sql(f"SELECT count(*) AS n FROM {table}").collect()\n'),
+        Valid(_SETUP + 'user = spark.sql("SELECT current_user() AS u").collect()\n'),
         Valid(_SETUP + 'rows = spark.createDataFrame([(1, "a")], ["id", "v"]).collect()\n'),
         Valid(_SETUP + "rows = spark.range(10).collect()\n"),
         Valid("import gc\ngc.collect()\n"),

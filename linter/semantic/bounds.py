@@ -1,0 +1,88 @@
+"""Row bounds: how many rows a DataFrame can hold, as far as the code proves it."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from linter.semantic.values import literal_string
+
+UNBOUNDED = "unbounded"
+BOUNDED = "bounded"
+
+
+def _combine_bounds(bounds) -> object:
+    if any(b is None for b in bounds):
+        return None
+    if all(b != UNBOUNDED for b in bounds):
+        return BOUNDED
+    return UNBOUNDED
+
+
+
+_SQL_SELECT = re.compile(r"^\s*(\(\s*)*(select|with|from|values|table)\b", re.I)
+_SQL_LIMIT = re.compile(r"\blimit\s+(\d+)\s*;?\s*$", re.I)
+_SQL_ANY_LIMIT = re.compile(r"\blimit\s+[\w.]+\s*;?\s*$", re.I)
+_SQL_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
+_FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
+_PERCENT_FIELD = re.compile(r"%(\([^)]*\))?[-#0 +]*\d*(\.\d+)?[sdifr]")
+
+
+def sql_bound(text: str):
+    """Row bound of the result of a SQL statement.
+
+    Statements that are not queries (``SET``, ``SHOW``, ``DESCRIBE``, ``EXPLAIN``,
+    DDL, DML) return a handful of rows; a query is unbounded unless it proves
+    otherwise: a ``LIMIT``, no ``FROM`` (``SELECT current_user()``), or only
+    aggregates without ``GROUP BY``.  Text that does not parse is a query over
+    tables all the same: unbounded.
+    """
+    text = _SQL_COMMENT.sub(" ", text).strip()
+    if not _SQL_SELECT.match(text):
+        return BOUNDED
+    m = _SQL_LIMIT.search(text)
+    if m:
+        return int(m.group(1))
+    if _SQL_ANY_LIMIT.search(text):
+        return BOUNDED  # `LIMIT {n}`: a bound all the same
+    from linter.sources.sql import is_templated, untemplate
+
+    if is_templated(text):
+        text = untemplate(text)[0]
+    try:
+        import sqlglot
+        from sqlglot import exp
+
+        tree = sqlglot.parse_one(text.rstrip(";"), read="spark")
+    except Exception:  # noqa: BLE001 - not readable: nothing proves it small
+        return UNBOUNDED
+    if isinstance(tree, exp.Select):
+        if tree.args.get("limit") is not None:
+            return BOUNDED
+        if tree.args.get("from_", tree.args.get("from")) is None and not tree.args.get("joins"):
+            return 1  # `SELECT current_user()`, `SELECT 1 AS ok`
+        if not tree.args.get("group"):
+            projections = tree.expressions
+            if projections and all(
+                p.find(exp.AggFunc) is not None and p.find(exp.Window) is None for p in projections
+            ):
+                return 1
+    return UNBOUNDED
+
+
+def template_text(node) -> Optional[str]:
+    """The SQL an f-string, ``"...".format(...)`` or ``"..." % args`` builds, each field read as a name ``x``."""
+    if isinstance(node, cst.FormattedString):
+        parts = []
+        for part in node.parts:
+            parts.append(part.value if isinstance(part, cst.FormattedStringText) else "x")
+        return "".join(parts)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        text = literal_string(node.func.value)
+        return None if text is None else _FORMAT_FIELD.sub("x", text)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        text = literal_string(node.left)
+        return None if text is None else _PERCENT_FIELD.sub("x", text)
+    return None

@@ -1,0 +1,239 @@
+"""Evidence: a name nothing proves is known from how its scope uses it.
+
+Real code passes DataFrames around unannotated (a parameter ``df``, a helper's
+result, ``self.df``).  A reader knows them by what is done to them, and so does
+sparkcheck:
+
+- **for**: a method or attribute only a Spark DataFrame has (``withColumn``,
+  ``toPandas``, ``createOrReplaceTempView``, ``.write``, ``.rdd``, ``.na`` ...:
+  ``DATAFRAME_ONLY``, chosen from pyspark's API without the names pandas,
+  polars, dask, ibis or an ORM share), or a Column of ``pyspark.sql.functions``
+  given to ``filter``/``where``/``select``/``join``/``agg``/... (``COLUMN_TAKING``);
+- **against**, and it wins: a method or attribute only those other libraries
+  have (``FOREIGN_ONLY``: ``iterrows``, ``loc``, ``with_columns``, ``lazy``,
+  ``compute``, ``objects`` ...), a pandas-only keyword (``inplace=``, ``axis=``),
+  or an assignment from one of their modules (``pd.read_csv``, ``pl.scan_csv``,
+  ``dd.read_parquet`` ...).  ``LazyFrame.collect()`` is the classic false alarm.
+
+Evidence is per scope (a function, a class for ``self.x``, or the module's own
+statements) and read lazily: only when a rule asks about a name that nothing
+proves, and only in a scope whose text mentions that name with one of the
+methods above (a regex over the file, so most scopes are never scanned).  One
+scan of a scope answers every later question about it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from linter.semantic.bounds import UNBOUNDED
+from linter.semantic.values import COLUMN, DATAFRAME, FOREIGN, IMPORT, PANDAS, Value, dotted_name
+
+# Methods and attributes only a Spark DataFrame has, among the frame libraries a
+# Python job may use: none of pandas, polars, dask, ibis, SQLAlchemy or Django
+# has a member of this name.  (`groupBy`/`orderBy` are camelCase: pandas and
+# polars spell theirs `groupby`/`group_by`/`sort`.)
+DATAFRAME_ONLY = frozenset(
+    "withColumn withColumns withColumnRenamed withColumnsRenamed withMetadata toPandas createOrReplaceTempView "
+    "createTempView createGlobalTempView createOrReplaceGlobalTempView registerTempTable printSchema unionByName "
+    "unionAll selectExpr dropDuplicates dropDuplicatesWithinWatermark crossJoin writeTo writeStream write rdd na "
+    "stat groupBy orderBy sortWithinPartitions repartitionByRange localCheckpoint withWatermark toLocalIterator "
+    "foreachPartition mapInPandas mapInArrow sameSemantics semanticHash inputFiles isStreaming unpersist colRegex "
+    "exceptAll intersectAll toJSON approxQuantile sampleBy freqItems crosstab storageLevel".split()
+)
+# Methods that take Columns: a `pyspark.sql.functions` Column given to one of them
+# says the receiver is a Spark DataFrame.
+COLUMN_TAKING = frozenset("filter where select join agg groupby groupBy orderBy sort drop withColumn".split())
+# Members only the other frame and query libraries have.
+FOREIGN_ONLY = frozenset(
+    # pandas (and pandas-on-Spark, which is not a Spark DataFrame either)
+    "iterrows itertuples iteritems loc iloc at iat to_dict to_csv to_excel to_json to_parquet to_records to_numpy "
+    "to_sql to_string values index shape empty set_index reset_index sort_values sort_index value_counts nunique "
+    "applymap apply astype rename pivot_table assign insert append pipe query nlargest nsmallest "
+    # polars
+    "with_columns with_column with_row_count with_row_index lazy collect_schema group_by n_unique height width "
+    "to_pandas to_arrow write_csv write_parquet write_delta write_json sink_parquet iter_rows glimpse item "
+    # dask, ibis
+    "compute map_partitions npartitions to_delayed visualize execute mutate aggregate order_by "
+    # Django and SQLAlchemy
+    "objects values_list select_related prefetch_related annotate get_or_create bulk_create scalars scalar "
+    "fetchall fetchone filter_by one_or_none".split()
+)
+FOREIGN_KEYWORDS = frozenset({"inplace", "axis", "ignore_index"})
+FOREIGN_MODULES = (
+    "pandas", "polars", "dask", "ibis", "modin", "vaex", "cudf", "duckdb", "sqlalchemy", "django", "pyarrow",
+    "geopandas", "numpy", "pyspark.pandas", "databricks.koalas", "koalas",
+)
+
+_MEMBER = re.compile(r"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\b")
+_WATCHED = DATAFRAME_ONLY | COLUMN_TAKING
+
+
+def is_foreign(qualified: Optional[str]) -> bool:
+    """Whether a qualified name belongs to pandas, polars, dask, an ORM ...: never a Spark object."""
+    return qualified is not None and any(
+        qualified == m or qualified.startswith(m + ".") for m in FOREIGN_MODULES
+    )
+
+
+def _usage_of(node) -> Optional[tuple]:
+    """``(key, member, call)`` for ``x.member`` / ``self.x.member``: key ``x`` or ``self.x``."""
+    base = node.value
+    if isinstance(base, cst.Name):
+        return base.value, node.attr.value
+    if isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and base.value.value == "self":
+        return "self." + base.attr.value, node.attr.value
+    return None
+
+
+def _body(node) -> list:
+    """The statements directly inside a module, class or function."""
+    if isinstance(node, cst.Module):
+        return list(node.body)
+    body = node.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+
+
+def _children(node):
+    for child in node.children:
+        if not isinstance(child, (cst.FunctionDef, cst.ClassDef)):
+            yield child
+
+
+class Evidence:
+    """Mixed into ``Semantic``: ``evidence_value`` for names the bindings do not know."""
+
+    def __init__(self):
+        self._scanned: dict = {}  # id(scope node) -> {key: Value or False}
+        self._watched: Optional[set] = None  # keys the file's text uses with a watched member
+
+    def _watched_keys(self) -> set:
+        if self._watched is None:
+            keys = set()
+            text = self.text or ""
+            for m in _MEMBER.finditer(text):
+                member = m.group(3)
+                if member in _WATCHED or member in FOREIGN_ONLY:
+                    keys.add(("self." if m.group(1) else "") + m.group(2))
+            self._watched = keys
+        return self._watched
+
+    def evidence_value(self, key: str, scope_node) -> Optional[Value]:
+        """A DataFrame Value for ``key`` (a name or ``self.attr``) when its scope's use says so."""
+        if scope_node is None or key not in self._watched_keys():
+            return None
+        found = self._scanned.get(id(scope_node))
+        if found is None:
+            self._scanned[id(scope_node)] = {}  # in progress: no evidence while scanning (Column args recurse)
+            found = self._scanned[id(scope_node)] = self._scan(scope_node)
+        value = found.get(key)
+        return value or None
+
+    def _scan(self, scope_node) -> dict:
+        out: dict = {}
+        stack = [s for s in _body(scope_node) if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+        if isinstance(scope_node, cst.ClassDef):
+            # `self.x` in a class: every method's body is read, nested classes are not
+            stack += [s for m in _body(scope_node) if isinstance(m, cst.FunctionDef) for s in _body(m)]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Attribute):
+                usage = _usage_of(node)
+                if usage is not None:
+                    self._judge(out, usage[0], usage[1], node)
+            elif isinstance(node, cst.Call):
+                self._judge_call(out, node)
+            elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                if is_foreign(self._callee_module(node.value)):
+                    for target in node.targets:
+                        key = _target_key(target.target)
+                        if key is not None:
+                            out[key] = False
+            stack.extend(_children(node))
+        return out
+
+    def _callee_module(self, call: cst.Call) -> Optional[str]:
+        """The qualified name a call's callee (or its chain's root) resolves to through imports."""
+        func = call.func
+        while True:
+            if isinstance(func, cst.Attribute):
+                inner = func.value
+                if isinstance(inner, cst.Call):
+                    func = inner.func
+                    continue
+                name = dotted_name(func)
+            elif isinstance(func, cst.Name):
+                name = func.value
+            else:
+                return None
+            break
+        if name is None:
+            return None
+        root, _, rest = name.partition(".")
+        value = self.lookup(root)
+        if value is None or value.kind != IMPORT:
+            return None
+        return f"{value.detail}.{rest}" if rest else value.detail
+
+    def _judge(self, out: dict, key: str, member: str, node) -> None:
+        if out.get(key) is False:
+            return
+        if member in FOREIGN_ONLY:
+            out[key] = False
+        elif member in DATAFRAME_ONLY and key not in out:
+            out[key] = _inferred(f"`{key}.{member}` is used on it")
+
+    def _judge_call(self, out: dict, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        usage = _usage_of(func)
+        if usage is None:
+            return
+        key, member = usage
+        if out.get(key) is False:
+            return
+        if any(a.keyword is not None and a.keyword.value in FOREIGN_KEYWORDS for a in node.args):
+            out[key] = False
+        elif member in COLUMN_TAKING and key not in out and self._takes_spark_column(node):
+            out[key] = _inferred(f"`{key}.{member}(...)` is given a pyspark Column")
+
+    def _takes_spark_column(self, node: cst.Call) -> bool:
+        for arg in node.args:
+            value = arg.value
+            if isinstance(value, (cst.List, cst.Tuple)):
+                items = [e.value for e in value.elements]
+            else:
+                items = [value]
+            for item in items:
+                inferred = self.infer(item)
+                if inferred is not None and inferred.kind == COLUMN:
+                    return True
+        return False
+
+    def receiver_evidence(self, method: str, node: cst.Call) -> Optional[Value]:
+        """A DataFrame Value for an unknown receiver expression of ``node`` (``load().withColumn(...)``)."""
+        if method in DATAFRAME_ONLY or (method in COLUMN_TAKING and self._takes_spark_column(node)):
+            if any(a.keyword is not None and a.keyword.value in FOREIGN_KEYWORDS for a in node.args):
+                return None
+            return _inferred(f"`{method}` is called on it")
+        return None
+
+
+def _target_key(target) -> Optional[str]:
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        return "self." + target.attr.value
+    return None
+
+
+def _inferred(why: str) -> Value:
+    return Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why=why)
+
+
+def is_foreign_value(value: Optional[Value]) -> bool:
+    return value is not None and value.kind in (PANDAS, FOREIGN)

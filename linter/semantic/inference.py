@@ -1,0 +1,497 @@
+"""Inference: the kind and row bound of an expression, from what the scopes hold."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from linter.semantic.api import (
+    AGGREGATES, CACHES, SHUFFLES, WRITER_CONFIG, _BUILDER_CONFIG, _COMBINE, _CONTEXT_FILES, _DF_ATTRIBUTES,
+    _GROUPED_RESULT, _GROUPING, _READER_CONFIG, _READER_LOAD, _RDD_SAME, _SAME_COLUMNS, _SAME_ROWS, DLT_READS,
+    GLUE_CONTEXT, GLUE_DYNAMIC_FRAME, SESSION_ATTRIBUTES, SQL_CONTEXTS,
+)
+from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, sql_bound, template_text
+from linter.semantic.evidence import is_foreign
+from linter.semantic.values import (
+    DELTA_TABLE, DYNAMICFRAME, FOREIGN, GLUE, GLUE_READER, BUILDER, CLASS, COLUMN, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, GROUPED, IMPORT, INSTANCE, NA,
+    PANDAS, RDD, READER, ROWS, SESSION, STRING, UDF, WINDOW, WRITER, Schema, Value, _normalise, dotted_name,
+    literal_int, literal_string, literal_type, merge, method_name, normalise_type, parse_ddl, positional_args,
+    keyword_arg,
+)
+
+
+class Inference:
+    """What an expression is; mixed into ``Semantic`` with the scopes it reads."""
+
+    def qualified_name(self, node) -> Optional[str]:
+        value = self.infer(node)
+        if value is not None and value.kind == IMPORT:
+            return value.detail
+        return None
+
+    def is_function(self, node, names) -> Optional[str]:
+        """The pyspark.sql.functions name a call's callee resolves to, if in ``names``."""
+        if isinstance(node, cst.Attribute) and node.attr.value not in names:
+            return None  # `F.x`: the attribute is the function's own name (cheap test first)
+        q = self.qualified_name(node)
+        if q and q.startswith(FUNCTIONS + "."):
+            short = q[len(FUNCTIONS) + 1 :]
+            if short in names:
+                return short
+        return None
+
+    def infer(self, node) -> Optional[Value]:
+        try:
+            return self._infer(node)
+        except RecursionError:
+            return None
+
+    def _infer(self, node) -> Optional[Value]:
+        if isinstance(node, cst.Name):
+            value = self.lookup(node.value)
+            if value is None:
+                scope = self.binding_scope(node.value)
+                if scope is not None:
+                    value = self.evidence_value(node.value, scope.node)
+            return value
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node)
+        if isinstance(node, cst.Subscript):
+            base = self._infer(node.value)
+            if base is None:
+                return None
+            if base.kind == DATAFRAME and len(node.slice) == 1:
+                index = node.slice[0].slice
+                if isinstance(index, cst.Index):
+                    if literal_string(index.value) is not None:
+                        return Value(COLUMN)
+                    if isinstance(index.value, (cst.List, cst.Tuple)):
+                        return Value(DATAFRAME, base.bound, node=node)
+            if base.kind == DATAFRAMES:
+                return Value(DATAFRAME, base.bound, node=node)
+            return None
+        if isinstance(node, cst.IfExp):
+            return merge(self._infer(node.body), self._infer(node.orelse))
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp)):
+            source = self._infer(node.for_in.iter)  # built from collected rows: as big as they are
+            return Value(ROWS, node=node) if source is not None and source.kind == ROWS else None
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            text = literal_string(node)
+            return Value(STRING, detail=text, node=node) if text is not None else None
+        if isinstance(node, cst.FormattedString):
+            return Value(STRING, node=node)  # text unknown: `template_text(node)` reads its fields as names
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self._infer(node.left), self._infer(node.right)
+            if (left is not None and left.kind == COLUMN) or (right is not None and right.kind == COLUMN):
+                return Value(COLUMN)
+            return None
+        if isinstance(node, cst.Comparison):
+            # `is`, `is not`, `in` and `not in` are Python's own: always a bool.
+            if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
+                return None
+            if self.is_column(node.left) or any(self.is_column(t.comparator) for t in node.comparisons):
+                return Value(COLUMN)
+            return None
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Minus, cst.Not)):
+            # `not col` fails at run time, but is about a Column all the same (see SPK303)
+            return Value(COLUMN) if self.is_column(node.expression) else None
+        if isinstance(node, cst.BooleanOperation):
+            return Value(COLUMN) if self.is_column(node.left) or self.is_column(node.right) else None
+        return None
+
+    def is_column(self, node) -> bool:
+        value = self.infer(node)
+        return value is not None and value.kind == COLUMN
+
+    def is_dataframe(self, node) -> bool:
+        value = self.infer(node)
+        return value is not None and value.kind == DATAFRAME
+
+    def _self_attribute(self, attr: str) -> Optional[Value]:
+        """``self.attr`` in a method: what the class assigns it, or what its use in the class says."""
+        cls = self.class_scope()
+        if cls is None:
+            return None
+        value = cls.attrs.get(attr)
+        if value is None:
+            value = self.evidence_value("self." + attr, cls.node)
+        return value
+
+    def _attribute(self, node: cst.Attribute) -> Optional[Value]:
+        base = self._infer(node.value)
+        attr = node.attr.value
+        if base is None:
+            value = None
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                value = self._self_attribute(attr)
+            if value is None and attr in SESSION_ATTRIBUTES:
+                value = Value(SESSION)
+            return value
+        kind = base.kind
+        if kind == GLUE:
+            if attr == "spark_session":
+                return Value(SESSION)
+            if attr in ("create_dynamic_frame", "create_data_frame"):
+                return Value(GLUE_READER, detail=DYNAMICFRAME if attr == "create_dynamic_frame" else DATAFRAME)
+            return None
+        if kind == IMPORT:
+            q = _normalise(f"{base.detail}.{attr}")
+            if q.endswith("SparkSession.builder"):
+                return Value(BUILDER)
+            return Value(IMPORT, detail=q)
+        if kind == SESSION:
+            if attr in ("read", "readStream"):
+                return Value(READER, UNBOUNDED)
+            if attr == "sparkContext":
+                return Value(CONTEXT)
+            return None
+        if kind == DATAFRAME:
+            if attr == "na":
+                return Value(NA, base.bound, node=base.node)
+            if attr == "rdd":
+                return Value(RDD, base.bound, node=base.node)
+            if attr == "sparkSession":
+                return Value(SESSION)
+            if attr in ("write", "writeTo"):
+                return Value(WRITER, node=node)
+            if attr in _DF_ATTRIBUTES or attr in _SAME_ROWS or attr in _COMBINE or attr.startswith("_"):
+                return None  # methods, properties and private attributes are not columns
+            return Value(COLUMN)
+        return None
+
+    def _call(self, node: cst.Call) -> Optional[Value]:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            receiver = self._infer(func.value)
+            method = func.attr.value
+            if receiver is None:
+                if isinstance(func.value, cst.Name) and func.value.value == "self":
+                    cls = self.class_scope()
+                    known = cls.names.get(method) if cls is not None else None
+                    if known is not None and known.kind == FUNCTION and isinstance(known.detail, Value):
+                        result = known.detail
+                        return Value(result.kind, result.bound, result.detail, node, result.flags, result.why)
+                if method in ("toDF", "to_spark"):
+                    # RDD, Glue DynamicFrame, DeltaTable, pandas-on-Spark frames: all make DataFrames
+                    return Value(DATAFRAME, UNBOUNDED, node=node)
+                receiver = self.receiver_evidence(method, node)
+                if receiver is None:
+                    return None
+            if receiver.kind == IMPORT:
+                return self._function_call(_normalise(f"{receiver.detail}.{func.attr.value}"), node)
+            return self._method_call(receiver, func.attr.value, node)
+        if isinstance(func, cst.Name):
+            value = self.lookup(func.value)
+            if value is None:
+                if func.value in ("dict", "list", "set", "sorted", "tuple"):
+                    # a container built from collected rows is as big as they are
+                    args = positional_args(node)
+                    inner = self._infer(args[0]) if len(args) == 1 else None
+                    if inner is not None and inner.kind == ROWS:
+                        return Value(ROWS, node=node)
+                return None
+            if value.kind == IMPORT:
+                return self._function_call(value.detail, node)
+            if value.kind == FUNCTION:
+                result = value.detail
+                if isinstance(result, Value):
+                    return Value(result.kind, result.bound, result.detail, node)
+            if value.kind == CLASS:
+                return Value(INSTANCE, detail=value.detail, node=node)
+        return None
+
+    def _function_call(self, q: str, node: cst.Call) -> Optional[Value]:
+        if q in self.extra_dataframe_functions or q in DLT_READS:
+            return Value(DATAFRAME, UNBOUNDED, node=node)
+        if q in SQL_CONTEXTS:
+            return Value(SESSION)
+        if q == GLUE_CONTEXT:
+            return Value(GLUE)
+        if q == GLUE_DYNAMIC_FRAME + ".fromDF" or (q.startswith("awsglue.transforms.") and q.endswith(".apply")):
+            return Value(DYNAMICFRAME, node=node)
+        if q.endswith(("DeltaTable.forPath", "DeltaTable.forName", "DeltaTable.convertToDelta")):
+            return Value(DELTA_TABLE, node=node)
+        if q.startswith(FUNCTIONS + "."):
+            name = q[len(FUNCTIONS) + 1 :]
+            if name == "broadcast":
+                args = positional_args(node)
+                return self._infer(args[0]) if args else None
+            if name in ("udf", "pandas_udf"):
+                args = positional_args(node)
+                target = self._udf_target(args[0]) if args else None
+                return Value(UDF, detail=target, node=node)
+            if name == "lit":
+                args = positional_args(node)
+                return Value(COLUMN, detail=literal_type(args[0]) if args else None, node=node)
+            return Value(COLUMN)
+        if q.startswith(("pyspark.sql.Window.", "pyspark.sql.window.Window.")):
+            return Value(WINDOW)
+        if q in ("pandas.DataFrame", "pandas.concat") or q.startswith("pandas.read_"):
+            return Value(PANDAS, node=node)
+        if is_foreign(q):
+            return Value(FOREIGN, detail=q, node=node)
+        if q.endswith(("SparkSession.getActiveSession", "SparkSession.active")):
+            return Value(SESSION)
+        if q in ("pyspark.SparkContext", "pyspark.SparkContext.getOrCreate"):
+            return Value(CONTEXT)
+        return None
+
+    def _sql_argument_bound(self, arg):
+        """Row bound of ``spark.sql(arg)``: from the text when it is known (a template's fields read as names)."""
+        first = self._infer(arg)
+        if first is not None and first.kind == STRING:
+            if first.detail is not None:
+                return sql_bound(first.detail)
+            arg = first.node
+        template = template_text(arg)
+        if template is None and isinstance(arg, cst.Name):
+            bound = self.lookup(arg.value)
+            template = template_text(bound.node) if bound is not None and bound.node is not None else None
+        return sql_bound(template) if template is not None else UNBOUNDED  # unknown SQL: nothing bounds it
+
+    def _schema_of(self, node) -> Optional[Schema]:
+        if node is None:
+            return None
+        text = literal_string(node)
+        if text is None:
+            value = self._infer(node)
+            text = value.detail if value is not None and value.kind == STRING else None
+        if text is not None:
+            return parse_ddl(text)
+        if isinstance(node, cst.List) and all(literal_string(e.value) for e in node.elements):
+            return Schema([(literal_string(e.value), None) for e in node.elements])
+        return None
+
+    def _udf_target(self, node):
+        """The FunctionDef or Lambda a UDF wraps, when it is in this file."""
+        if isinstance(node, cst.Lambda):
+            return node
+        if isinstance(node, cst.Name):
+            value = self.lookup(node.value)
+            if value is not None and value.kind == FUNCTION and isinstance(value.node, cst.FunctionDef):
+                return value.node
+        return None
+
+    def _method_call(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
+        kind = receiver.kind
+        if kind in (PANDAS, FOREIGN):
+            # a pandas/polars/dask/ORM object's methods give more of the same, never a Spark DataFrame,
+            # except pandas-on-Spark's way out
+            if method == "to_spark":
+                return Value(DATAFRAME, UNBOUNDED, node=node)
+            return Value(FOREIGN, detail=receiver.detail, node=node)
+        if kind in (DYNAMICFRAME, DELTA_TABLE):
+            if method == "toDF":
+                return Value(DATAFRAME, UNBOUNDED, node=node)
+            return Value(DYNAMICFRAME, node=node) if kind == DYNAMICFRAME else None
+        if kind == GLUE:
+            if method.startswith("create_dynamic_frame_from"):
+                return Value(DYNAMICFRAME, node=node)
+            if method.startswith("create_data_frame_from"):
+                return Value(DATAFRAME, UNBOUNDED, node=node)
+            return None
+        if kind == GLUE_READER:
+            if method.startswith("from_"):
+                made = receiver.detail
+                return Value(made, UNBOUNDED if made == DATAFRAME else None, node=node)
+            return None
+        if kind == DATAFRAME:
+            return self._dataframe_method(receiver, method, node)
+        if kind == SESSION:
+            if method == "table":
+                return Value(DATAFRAME, UNBOUNDED, node=node)
+            if method == "sql":
+                args = positional_args(node)
+                return Value(DATAFRAME, self._sql_argument_bound(args[0]) if args else UNBOUNDED, node=node)
+            if method == "createDataFrame":
+                args = positional_args(node)
+                schema_arg = args[1] if len(args) > 1 else keyword_arg(node, "schema")
+                return Value(DATAFRAME, BOUNDED, self._schema_of(schema_arg), node=node)
+            if method == "range":
+                args = [literal_int(a) for a in positional_args(node)]
+                if len(args) == 1 and args[0] is not None:
+                    return Value(DATAFRAME, max(args[0], 0), node=node)
+                if len(args) >= 2 and args[0] is not None and args[1] is not None:
+                    return Value(DATAFRAME, max(args[1] - args[0], 0), node=node)
+                return Value(DATAFRAME, None, node=node)
+            if method == "newSession":
+                return Value(SESSION)
+            return None
+        if kind == BUILDER:
+            if method in _BUILDER_CONFIG:
+                return Value(BUILDER)
+            if method in ("getOrCreate", "create"):
+                return Value(SESSION)
+            return None
+        if kind == READER:
+            if method == "schema":
+                args = positional_args(node)
+                text = literal_string(args[0]) if args else None
+                if text is None and args:
+                    value = self._infer(args[0])
+                    text = value.detail if value is not None and value.kind == STRING else None
+                return Value(READER, UNBOUNDED, parse_ddl(text) if text else None)
+            if method in _READER_CONFIG:
+                return receiver
+            if method in _READER_LOAD:
+                return Value(DATAFRAME, UNBOUNDED, receiver.detail, node=node)
+            return None
+        if kind == GROUPED:
+            if method == "pivot":
+                return receiver
+            if method in _GROUPED_RESULT:
+                return Value(DATAFRAME, receiver.bound, node=node, flags=set(receiver.flags or ()) | {"shuffle"})
+            return None
+        if kind == NA:
+            if method in ("fill", "drop", "replace"):
+                return Value(DATAFRAME, receiver.bound, node=receiver.node)
+            return None
+        if kind == COLUMN:
+            return Value(COLUMN)  # Column methods return Columns (alias, cast, isNull, over, ...)
+        if kind == WRITER:
+            if method in WRITER_CONFIG:
+                return Value(WRITER, node=receiver.node)
+            return None
+        if kind == WINDOW:
+            return Value(WINDOW)
+        if kind == UDF:
+            return Value(COLUMN)  # calling a UDF builds a Column expression
+        if kind == RDD:
+            if method == "toDF":
+                return Value(DATAFRAME, receiver.bound, node=node)
+            if method in _RDD_SAME:
+                return Value(RDD, receiver.bound, node=receiver.node)
+            return None
+        if kind == CONTEXT:
+            if method in _CONTEXT_FILES:
+                return Value(RDD, UNBOUNDED, node=node)
+            if method in ("parallelize", "range", "emptyRDD"):
+                return Value(RDD, BOUNDED, node=node)
+            return None
+        return None
+
+    def _dataframe_method(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
+        result = self._dataframe_method_value(receiver, method, node)
+        if result is None or result.kind not in (DATAFRAME, GROUPED, DATAFRAMES):
+            return result
+        flags = set(receiver.flags or ())
+        if method in SHUFFLES:
+            flags.add("shuffle")
+        if method in CACHES:
+            flags.add("cached")
+        return Value(result.kind, result.bound, self._columns_after(receiver, method, node), result.node, flags,
+                     receiver.why)
+
+    def _columns_after(self, receiver: Value, method: str, node: cst.Call) -> Optional[Schema]:
+        schema = receiver.detail if isinstance(receiver.detail, Schema) else None
+        args = positional_args(node)
+        if method in _SAME_COLUMNS:
+            return schema
+        if method in ("select", "toDF"):
+            out = []
+            for arg in args:
+                name, col_type = self._column_name(arg, schema)
+                if name is None:
+                    return None
+                out.append((name, col_type))
+            return Schema(out) if out else None
+        if method == "withColumn" and schema is not None and len(args) == 2 and literal_string(args[0]):
+            name = literal_string(args[0])
+            col_type = self._cast_type(args[1])
+            kept = [(n, t) for n, t in schema if n != name]
+            if len(kept) == len(schema):
+                return Schema([*schema, (name, col_type)])
+            return Schema([(n, col_type if n == name else t) for n, t in schema])
+        if method == "drop" and schema is not None:
+            gone = {literal_string(a) for a in args}
+            return Schema([(n, t) for n, t in schema if n not in gone])
+        if method == "withColumnRenamed" and schema is not None and len(args) == 2:
+            old, new = literal_string(args[0]), literal_string(args[1])
+            return Schema([(new if n == old else n, t) for n, t in schema])
+        return None
+
+    def _column_name(self, arg, schema) -> tuple:
+        """Output name and type of a select item, when plain."""
+        text = literal_string(arg)
+        if text is not None:
+            if text == "*":
+                return None, None
+            return text, schema.type_of(text) if schema else None
+        if isinstance(arg, cst.Call) and method_name(arg) in ("alias", "name"):
+            alias_args = positional_args(arg)
+            name = literal_string(alias_args[0]) if alias_args else None
+            return name, self._cast_type(arg.func.value)
+        if isinstance(arg, cst.Call) and self.is_function(arg.func, {"col", "column"}):
+            col_args = positional_args(arg)
+            name = literal_string(col_args[0]) if col_args else None
+            return name, (schema.type_of(name) if schema and name else None)
+        return None, None
+
+    def _cast_type(self, node) -> Optional[str]:
+        if isinstance(node, cst.Call) and method_name(node) in ("cast", "astype"):
+            cast_args = positional_args(node)
+            if cast_args:
+                text = literal_string(cast_args[0])
+                if text is None and isinstance(cast_args[0], cst.Call):
+                    text = dotted_name(cast_args[0].func)
+                return normalise_type(text) if text else None
+        return None
+
+    def _dataframe_method_value(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
+        bound = receiver.bound
+        if method == "limit":
+            args = positional_args(node)
+            n = literal_int(args[0]) if args else None
+            if n is None:
+                bound = bound if isinstance(bound, int) else BOUNDED
+            else:
+                bound = min(bound, n) if isinstance(bound, int) else n
+            return Value(DATAFRAME, bound, node=node)
+        if method == "select" and self._all_aggregates(node):
+            return Value(DATAFRAME, min(bound, 1) if isinstance(bound, int) else 1, node=node)
+        if method in _SAME_ROWS:
+            return Value(DATAFRAME, bound, node=receiver.node)
+        if method == "agg":
+            return Value(DATAFRAME, 1, node=node)
+        if method in ("describe", "summary"):
+            return Value(DATAFRAME, BOUNDED, node=node)
+        if method in _GROUPING:
+            if not node.args:  # groupBy() with no keys: a global aggregate
+                grouped = 1
+            elif bound is None or bound == UNBOUNDED:
+                grouped = bound
+            else:
+                grouped = bound  # groups of a bounded frame are bounded too
+            return Value(GROUPED, grouped, node=node)
+        if method in _COMBINE:
+            args = positional_args(node)
+            other = self._infer(args[0]) if args else None
+            if other is None or other.kind != DATAFRAME:
+                # joined with something unknown: as unbounded as the receiver, else unknown
+                return Value(DATAFRAME, UNBOUNDED if bound == UNBOUNDED else None, node=node)
+            return Value(DATAFRAME, _combine_bounds([bound, other.bound]), node=node)
+        if method == "randomSplit":
+            return Value(DATAFRAMES, bound, node=node)
+        if method == "transform":
+            return None
+        if method == "toPandas":
+            return Value(PANDAS, node=node)
+        if method in ("collect", "take", "tail", "head") and (method == "collect" or node.args):
+            return Value(ROWS, node=node)
+        return None
+
+    def _all_aggregates(self, node: cst.Call) -> bool:
+        args = positional_args(node)
+        if not args:
+            return False
+        for arg in args:
+            while isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute) and arg.func.attr.value == "alias":
+                arg = arg.func.value
+            if not isinstance(arg, cst.Call) or self.is_function(arg.func, AGGREGATES) is None:
+                return False
+        return True
+
+

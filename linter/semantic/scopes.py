@@ -1,0 +1,328 @@
+"""Scopes and bindings: imports, assignments, parameters, returns, recorded as the walk meets them."""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional
+
+import libcst as cst
+
+from linter.semantic.api import DLT_DATASETS
+from linter.semantic.bounds import UNBOUNDED
+from linter.semantic.values import (
+    CLASS, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, IMPORT, INSTANCE, RDD, SESSION, UDF,
+    Value, _TYPES, _normalise, dotted_name, literal_string, merge,
+)
+
+
+class _Scope:
+    __slots__ = ("kind", "names", "cond", "returns", "node", "attrs")
+
+    def __init__(self, kind: str, node=None):
+        self.kind = kind  # module, function, class, lambda, comprehension
+        self.names: dict[str, Optional[Value]] = {}
+        self.cond = 0  # depth of if/for/while/try blocks inside this scope
+        self.returns: list = []
+        self.node = node  # the Module, FunctionDef or ClassDef (evidence reads it); None for lambdas, comprehensions
+        self.attrs: dict[str, Optional[Value]] = {}  # a class's `self.x` assignments
+
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_annotation(text: str):
+    try:
+        return cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return None
+
+
+def _string_annotation(node):
+    """The expression a string annotation (``"DataFrame"``) holds; each text parsed once per process."""
+    text = literal_string(node)
+    return None if text is None else _parsed_annotation(text)
+
+
+
+class Scopes:
+    """Scopes and bindings, fed by the engine's walk (see ``hooks``): the part of the model that reads statements."""
+
+    def __init__(self, dataframe_functions: frozenset = frozenset(), text: Optional[str] = None):
+        self.text = text  # the module's source, for the evidence pre-filter
+        self.scopes: list[_Scope] = [_Scope("module")]
+        self.star_modules: list[str] = []
+        self.loop_depth = 0
+        self.extra_dataframe_functions = dataframe_functions
+
+    # -- hooks called by the walk ------------------------------------------------
+    def hooks(self):
+        visit = {
+            cst.Module: self._enter_module,
+            cst.Import: self._import,
+            cst.ImportFrom: self._import_from,
+            cst.FunctionDef: self._enter_function,
+            cst.Lambda: self._enter_lambda,
+            cst.ClassDef: self._enter_class,
+            cst.ListComp: self._enter_comp,
+            cst.SetComp: self._enter_comp,
+            cst.DictComp: self._enter_comp,
+            cst.GeneratorExp: self._enter_comp,
+            cst.CompFor: self._comp_for,
+            cst.Return: self._return,
+            cst.If: self._enter_block,
+            cst.Try: self._enter_block,
+            cst.While: self._enter_loop,
+            cst.For: self._enter_for,
+        }
+        leave = {
+            cst.Assign: self._assign,
+            cst.AnnAssign: self._ann_assign,
+            cst.AugAssign: self._aug_assign,
+            cst.NamedExpr: lambda n: self._bind_target(n.target, self.infer(n.value)),
+            cst.FunctionDef: self._leave_function,
+            cst.Lambda: lambda n: self.scopes.pop(),
+            cst.ClassDef: lambda n: self.scopes.pop(),
+            cst.ListComp: lambda n: self.scopes.pop(),
+            cst.SetComp: lambda n: self.scopes.pop(),
+            cst.DictComp: lambda n: self.scopes.pop(),
+            cst.GeneratorExp: lambda n: self.scopes.pop(),
+            cst.If: self._leave_block,
+            cst.Try: self._leave_block,
+            cst.While: self._leave_loop,
+            cst.For: self._leave_loop,
+        }
+        return visit, leave
+
+    @property
+    def in_loop(self) -> bool:
+        return self.loop_depth > 0
+
+    def _enter_module(self, node: cst.Module) -> None:
+        self.scopes[0].node = node
+
+    def _import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.bind(alias.asname.name.value, Value(IMPORT, detail=full))
+            else:
+                top = full.split(".")[0]
+                self.bind(top, Value(IMPORT, detail=top))
+
+    def _import_from(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None:
+            return
+        module = dotted_name(node.module)
+        if module is None:
+            return
+        if isinstance(node.names, cst.ImportStar):
+            self.star_modules.append(_normalise(module))
+            return
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            if name is None:
+                continue
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.bind(local, Value(IMPORT, detail=_normalise(f"{module}.{name}")))
+
+    def _enter_function(self, node: cst.FunctionDef) -> None:
+        returns = self.annotation_value(node.returns.annotation) if node.returns else None
+        # Bound now so recursive and later calls see it; the return kind is
+        # refined when the body has been read.
+        decorators = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in node.decorators]
+        if any(self.is_function(d, {"udf", "pandas_udf"}) for d in decorators):
+            self.bind(node.name.value, Value(UDF, detail=node, node=node))
+        else:
+            if returns is None and any(self.qualified_name(d) in DLT_DATASETS for d in decorators):
+                returns = Value(DATAFRAME, UNBOUNDED, node=node)  # a Delta Live Tables dataset returns a DataFrame
+            self.bind(node.name.value, Value(FUNCTION, detail=returns, node=node))
+        scope = _Scope("function", node)
+        self.scopes.append(scope)
+        params = node.params
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+            value = self.annotation_value(p.annotation.annotation) if p.annotation else None
+            if value is None and p.name.value == "spark":
+                value = Value(SESSION)
+            scope.names[p.name.value] = value
+        for p in (params.star_arg, params.star_kwarg):
+            if isinstance(p, cst.Param):
+                scope.names[p.name.value] = None
+
+    def _leave_function(self, node: cst.FunctionDef) -> None:
+        scope = self.scopes.pop()
+        binding = self.lookup(node.name.value)
+        if binding is None or binding.kind != FUNCTION or binding.node is not node:
+            return
+        if binding.detail is None and scope.returns:
+            result = scope.returns[0]
+            for other in scope.returns[1:]:
+                result = merge(result, other)
+            binding.detail = result
+
+    def _enter_class(self, node: cst.ClassDef) -> None:
+        self.bind(node.name.value, Value(CLASS, detail=node.name.value, node=node))
+        scope = _Scope("class", node)
+        self.scopes.append(scope)
+        # Methods annotated `-> DataFrame` are known before the methods that call them are read.
+        if isinstance(node.body, cst.IndentedBlock):
+            for stmt in node.body.body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.returns is not None:
+                    returns = self.annotation_value(stmt.returns.annotation)
+                    if returns is not None:
+                        scope.names[stmt.name.value] = Value(FUNCTION, detail=returns, node=stmt)
+
+    def _enter_lambda(self, node: cst.Lambda) -> None:
+        scope = _Scope("lambda")
+        self.scopes.append(scope)
+        for p in node.params.params:
+            scope.names[p.name.value] = None
+
+    def _enter_comp(self, node) -> None:
+        self.scopes.append(_Scope("comprehension"))
+
+    def _comp_for(self, node: cst.CompFor) -> None:
+        self._bind_target(node.target, None)
+
+    def _return(self, node: cst.Return) -> None:
+        scope = self._function_scope()
+        if scope is not None:
+            scope.returns.append(self.infer(node.value) if node.value is not None else None)
+
+    def _enter_block(self, node) -> None:
+        self.scopes[-1].cond += 1
+
+    def _leave_block(self, node) -> None:
+        self.scopes[-1].cond -= 1
+
+    def _enter_loop(self, node) -> None:
+        self.scopes[-1].cond += 1
+        self.loop_depth += 1
+
+    def _enter_for(self, node: cst.For) -> None:
+        self._enter_loop(node)
+        self._bind_target(node.target, None)
+
+    def _leave_loop(self, node) -> None:
+        self.scopes[-1].cond -= 1
+        self.loop_depth -= 1
+
+    def _assign(self, node: cst.Assign) -> None:
+        value = self.infer(node.value)
+        for target in node.targets:
+            self._bind_target(target.target, value)
+
+    def _ann_assign(self, node: cst.AnnAssign) -> None:
+        value = self.annotation_value(node.annotation.annotation)
+        if value is None and node.value is not None:
+            value = self.infer(node.value)
+        self._bind_target(node.target, value)
+
+    def _aug_assign(self, node: cst.AugAssign) -> None:
+        self._bind_target(node.target, None)
+
+    def _bind_target(self, target, value: Optional[Value]) -> None:
+        if isinstance(target, cst.Name):
+            self.bind(target.value, value)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            cls = self.class_scope()
+            if cls is not None:
+                attr = target.attr.value
+                cls.attrs[attr] = merge(cls.attrs[attr], value) if attr in cls.attrs else value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            element = Value(DATAFRAME, value.bound) if value is not None and value.kind == DATAFRAMES else None
+            for el in target.elements:
+                inner = el.value
+                if isinstance(el, cst.StarredElement):
+                    element_value = None
+                else:
+                    element_value = element
+                self._bind_target(inner, element_value)
+
+    # -- scopes -------------------------------------------------------------------
+    def class_scope(self) -> Optional[_Scope]:
+        """The class whose method the walk is in (through nested functions), for ``self``."""
+        scopes = self.scopes
+        for i in range(len(scopes) - 1, 0, -1):
+            if scopes[i].kind == "function" and scopes[i - 1].kind == "class":
+                return scopes[i - 1]
+        return None
+
+    def binding_scope(self, name: str) -> Optional[_Scope]:
+        """The function, class body or module whose code decides what ``name`` is (for evidence)."""
+        scopes = self.scopes
+        last = len(scopes) - 1
+        owner = None
+        for i in range(last, -1, -1):
+            scope = scopes[i]
+            if scope.kind == "class" and i != last:
+                continue
+            if name in scope.names:
+                owner = i
+                break
+        if owner is None:
+            owner = last  # not bound here: a global the code uses, judged where it is used
+        for i in range(owner, -1, -1):
+            if scopes[i].node is not None:
+                return scopes[i]
+        return None
+
+    def _function_scope(self) -> Optional[_Scope]:
+        for scope in reversed(self.scopes):
+            if scope.kind == "function":
+                return scope
+            if scope.kind == "lambda":
+                return None
+        return None
+
+    def bind(self, name: str, value: Optional[Value]) -> None:
+        scope = self.scopes[-1]
+        if scope.cond and name in scope.names:
+            value = merge(scope.names[name], value)
+        scope.names[name] = value
+
+    def lookup(self, name: str) -> Optional[Value]:
+        scopes = self.scopes
+        last = len(scopes) - 1
+        for i in range(last, -1, -1):
+            scope = scopes[i]
+            if scope.kind == "class" and i != last:
+                continue
+            if name in scope.names:
+                return scope.names[name]
+        if name == "spark" or name == "sqlContext":  # what notebooks and Databricks jobs provide
+            return Value(SESSION)
+        if name == "sc":
+            return Value(CONTEXT)
+        for module in self.star_modules:
+            if module == FUNCTIONS:
+                return Value(IMPORT, detail=f"{module}.{name}")
+        return None
+
+    def is_bound(self, name: str) -> bool:
+        return any(name in s.names for s in self.scopes)
+
+    # -- inference ----------------------------------------------------------------
+    def annotation_value(self, node) -> Optional[Value]:
+        if isinstance(node, cst.SimpleString):
+            node = _string_annotation(node)
+            if node is None:
+                return None
+        if isinstance(node, cst.Subscript):  # Optional[DataFrame]
+            name = dotted_name(node.value) or ""
+            if name.split(".")[-1] == "Optional" and len(node.slice) == 1:
+                el = node.slice[0].slice
+                if isinstance(el, cst.Index):
+                    inner = self.annotation_value(el.value)
+                    return Value(inner.kind, inner.bound) if inner is not None else None
+            return None
+        value = self.infer(node)
+        if value is not None and value.kind == IMPORT:
+            kind = _TYPES.get(value.detail)
+            if kind is not None:
+                return Value(kind, UNBOUNDED if kind in (DATAFRAME, RDD) else None, node=node)
+        if value is not None and value.kind == CLASS:
+            return Value(INSTANCE, detail=value.detail, node=node)
+        return None
