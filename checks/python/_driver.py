@@ -39,14 +39,21 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
         if bound <= max_rows:
             return None
         why = f"its `limit({bound:_})` is above max-rows ({max_rows:_})"
+    elif value.flags and "inferred" in value.flags:
+        # known from how the code uses it: where it comes from is not in this function
+        why = "nothing in this function bounds its rows (no `limit`, no global aggregate)"
     else:
         why = "nothing bounds its rows (no `limit`, no global aggregate)"
     return receiver, value, why
 
 
 def origin(rule, value, receiver) -> str:
-    """`` (from `spark.table("events")`)`` when the value was made elsewhere."""
+    """`` (from `spark.table("events")`)`` when the value was made elsewhere; the evidence when it was inferred."""
+    if value.why and isinstance(receiver, (cst.Name, cst.Attribute)):
+        return f" (`{shown(rule.ctx, receiver)}` is taken for a DataFrame: {value.why})"
     made = value.node
     if made is None or made is receiver or not isinstance(receiver, cst.Name):
         return ""
+    if isinstance(made, (cst.Name, cst.Attribute, cst.SimpleString, cst.Subscript)):
+        return f" (annotated `{shown(rule.ctx, made)}`)"
     return f" (from `{shown(rule.ctx, made)}`)"

@@ -57,7 +57,7 @@ class CountEmptinessCheck(PythonRule):
     code = "SPK103"
     name = "count-emptiness-check"
     summary = "`count()` (or `len(collect())`) used only to test for rows"
-    triggers = ("count", "collect", "take")
+    triggers = ("count", "collect", "take", "tail")
     fix = "safe"
     min_spark = "3.3"
     doc_setup = 'orders = spark.table("orders")\n'
@@ -77,6 +77,14 @@ class CountEmptinessCheck(PythonRule):
         Invalid(_SETUP + "while orders.count() != 0:\n    break\n",
                 fixed=_SETUP + "while not orders.isEmpty():\n    break\n"),
         Invalid(_SETUP + "ok = flag and not orders.count()\n", fixed=_SETUP + "ok = flag and orders.isEmpty()\n"),
+        Invalid(_SETUP + "def load(data):\n    count = data.where('ok').count()\n    if not count:\n"
+                "        raise SystemExit('empty')\n    data.write.parquet('out')\n"),
+        Invalid(_SETUP + "if not orders.tail(1):\n    pass\n", fixed=_SETUP + "if orders.isEmpty():\n    pass\n"),
+        Invalid(_SETUP + "if len(orders.collect()) > 1:\n    pass\n", fixed=_SETUP + "if orders.count() > 1:\n    pass\n"),
+        Invalid(_SETUP + "def process(batch, batch_id):\n    if batch.count() > 0:\n        batch.write.save()\n\n"
+                "orders.writeStream.foreachBatch(process).start()\n",
+                fixed=_SETUP + "def process(batch, batch_id):\n    if not batch.isEmpty():\n        batch.write.save()\n\n"
+                "orders.writeStream.foreachBatch(process).start()\n"),
     )
     valid = (
         Valid(_SETUP + "print('rows:', orders.count())\n"),
@@ -85,19 +93,61 @@ class CountEmptinessCheck(PythonRule):
         Valid(_SETUP + "if not orders.isEmpty():\n    pass\n"),
         Valid("items = [1, 2]\nif items.count(1) > 0:\n    pass\n"),
         Valid(_SETUP + "if len(orders.head(1)) > 0:\n    pass\n"),
+        Valid(_SETUP + "def load(data):\n    count = data.count()\n    if not count:\n        return 0\n    return count\n"),
+        Valid(_SETUP + "if len(orders.take(5)) > 3:\n    pass\n"),
+        Valid("import polars as pl\nlf = pl.scan_csv('x.csv')\nif lf.collect().height > 0:\n    pass\n"),
     )
 
-    def _counted(self, node):
-        """The DataFrame of ``x.count()`` / ``len(x.collect())``, with the call text; else None."""
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._counts: dict = {}  # name -> (found, the count() call, the scope node) for `n = df.count()`
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            found = self._counted(node.value)
+            if found is not None and method_name(node.value) == "count":
+                self._counts[node.targets[0].target.value] = (found, node.value, self._scope_node())
+
+    def _scope_node(self):
+        for parent in reversed(self.ctx.ancestors):
+            if isinstance(parent, (cst.FunctionDef, cst.Module)):
+                return parent
+        return None
+
+    def _assigned_count(self, test) -> bool:
+        """``if not n`` where ``n = df.count()`` and the test is the number's only use: reported at the count."""
+        if not isinstance(test, cst.Name) or test.value not in self._counts:
+            return False
+        found, call, scope = self._counts[test.value]
+        if scope is not self._scope_node() or _uses(scope, test.value) != 2:
+            return False
+        receiver, text = found
+        self.ctx.report(self, call, f"`{text}` reads every row only to test whether `{shown(self.ctx, receiver)}` "
+                        "has any (the number is used only in that test)",
+                        help=f"test `{shown(self.ctx, receiver)}.isEmpty()` instead, which stops at the first row")
+        return True
+
+    def _counted(self, node, truth: bool = False):
+        """The DataFrame of ``x.count()`` / ``len(x.collect())``, with the call text; else None.
+
+        ``truth``: the node is tested for truth, where ``x.tail(n)`` is a test for rows too.
+        """
         if not isinstance(node, cst.Call):
             return None
         if method_name(node) == "count" and not node.args:
             receiver = node.func.value
-            if self.ctx.semantic.is_dataframe(receiver):
+            value = self.ctx.semantic.infer(receiver)
+            if value is not None and value.kind == DATAFRAME and not isinstance(value.bound, int):
+                # (a `limit(1)` or one-row aggregate counts at no cost)
                 return receiver, f"{shown(self.ctx, receiver)}.count()"
+        if method_name(node) == "tail" and truth:
+            receiver = node.func.value
+            if self.ctx.semantic.is_dataframe(receiver):
+                return receiver, f"{shown(self.ctx, node)}"
         if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
             inner = node.args[0].value
-            if isinstance(inner, cst.Call) and method_name(inner) in ("collect", "take") and not self.ctx.semantic.is_bound("len"):
+            if isinstance(inner, cst.Call) and method_name(inner) in ("collect", "take", "tail") \
+                    and not self.ctx.semantic.is_bound("len"):
                 receiver = inner.func.value
                 value = self.ctx.semantic.infer(receiver)
                 if value is not None and value.kind == DATAFRAME:
@@ -127,13 +177,21 @@ class CountEmptinessCheck(PythonRule):
         if op is None:
             return
         left, right = node.left, target.comparator
-        found, number = self._counted(left), literal_int(right)
+        found, number, counted = self._counted(left), literal_int(right), left
         if found is None:
-            found, number, op = self._counted(right), literal_int(left), _FLIP[op]
+            found, number, op, counted = self._counted(right), literal_int(left), _FLIP[op], right
+        if found is None and number is not None:
+            self._assigned_count(left if literal_int(right) is not None else right)
+            return
         if found is None or number is None:
             return
         if (op, number) in _EMPTY or (op, number) in _NOT_EMPTY:
             self._report(node, found, empty=(op, number) in _EMPTY)
+        elif found[1].startswith("len(") and method_name(counted.args[0].value) == "collect":
+            receiver = found[0]
+            self.ctx.report(self, counted, f"`{found[1]}` brings every row to the driver to count them",
+                            help=f"count on the cluster: `{shown(self.ctx, receiver)}.count()`",
+                            fix=replace(counted, f"{atom(self.ctx, receiver)}.count()", "Use `count()`"))
 
     def _truthiness(self, test) -> None:
         whole, negated = test, False
@@ -141,9 +199,11 @@ class CountEmptinessCheck(PythonRule):
             test, negated = test.expression, True
         if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "bool" and len(test.args) == 1:
             test = test.args[0].value
-        found = self._counted(test)
+        found = self._counted(test, truth=True)
         if found is not None:
             self._report(test, found, empty=negated, replaced=whole)
+        else:
+            self._assigned_count(test)
 
     def visit_If(self, node: cst.If) -> None:
         self._truthiness(node.test)
@@ -160,6 +220,20 @@ class CountEmptinessCheck(PythonRule):
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         parent = self.ctx.parent_of(node)
         if isinstance(node.operator, cst.Not) and not isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)):
-            found = self._counted(node.expression)
+            found = self._counted(node.expression, truth=True)
             if found is not None:
                 self._report(node.expression, found, empty=True, replaced=node)
+
+
+def _uses(scope, name: str) -> int:
+    """How many times ``name`` occurs as a name in a function or module (nested scopes included)."""
+    count, stack = 0, [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            count += node.value == name
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)  # `x.count`: the attribute's own name is not a use of `count`
+        else:
+            stack.extend(node.children)
+    return count

@@ -2,7 +2,7 @@ import libcst as cst
 
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import method_name
+from linter.semantic import DATAFRAME, UNBOUNDED, method_name
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -69,8 +69,9 @@ class DataframeToRdd(PythonRule):
         attr = node.func.value
         if not (isinstance(attr, cst.Attribute) and attr.attr.value == "rdd"):
             return
-        if not self.ctx.semantic.is_dataframe(attr.value):
-            return
+        value = self.ctx.semantic.infer(attr.value)
+        if value is None or value.kind != DATAFRAME or value.bound not in (UNBOUNDED, None):
+            return  # a handful of rows (`SHOW TABLES`, a limit): nothing to gain from DataFrame functions
         name = shown(self.ctx, attr.value)
         self.ctx.report(
             self,

@@ -55,6 +55,7 @@ class SchemaInference(PythonRule):
     triggers = ("inferSchema", "json", "csv")
 
     invalid = (
+        Invalid(_SETUP + "df = spark.read.format('csv').option('inferSchema', 'true').load('/data/*.csv').coalesce(5)\n"),
         Invalid(_SETUP + "orders = spark.read.option('header', True).option('inferSchema', True).csv('s3://raw/orders/')\n"),
         Invalid(_SETUP + "orders = spark.read.csv('s3://raw/orders/', header=True, inferSchema=True)\n"),
         Invalid(_SETUP + "events = spark.read.json('s3://raw/events/')\n"),
@@ -67,6 +68,8 @@ class SchemaInference(PythonRule):
         Valid(_SETUP + "orders = spark.read.option('header', True).schema('id BIGINT, amount DOUBLE').csv('s3://raw/')\n"),
         Valid(_SETUP + "events = spark.read.json('fixtures/events.json')\n", path="tests/test_events.py"),
         Valid("import json\ndata = json.loads('{}')\n"),
+        Valid(_SETUP + "trips = spark.read.load('Tables/green_trips', inferSchema=True, header=True)\n"),
+        Valid(_SETUP + "trips = spark.read.format('delta').option('inferSchema', True).load('/lake/trips')\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -77,9 +80,6 @@ class SchemaInference(PythonRule):
         method = method_name(node)
         if method not in ("csv", "json", "load"):
             return
-        parent = self.ctx.parent_of(node)
-        if isinstance(parent, cst.Attribute):
-            return  # report the whole read, once
         receiver = self.ctx.semantic.infer(node.func.value)
         if receiver is None or receiver.kind != READER:
             return
@@ -91,15 +91,19 @@ class SchemaInference(PythonRule):
         has_schema = any(method_name(c) == "schema" for c in chain) or keyword_arg(node, "schema") is not None
         infer = _truthy(keyword_arg(node, "inferSchema"))
         fmt = method
+        format_given = method != "load" or keyword_arg(node, "format") is not None
         for c in chain:
             m, args = method_name(c), positional_args(c)
             if m == "option" and len(args) == 2 and literal_string(args[0]) == "inferSchema" and _truthy(args[1]):
                 infer = True
             if m == "options" and _truthy(keyword_arg(c, "inferSchema")):
                 infer = True
-            if m == "format" and args and literal_string(args[0]):
-                fmt = literal_string(args[0])
-        if has_schema:
+            if m == "format" and args:
+                format_given = True
+                if literal_string(args[0]):
+                    fmt = literal_string(args[0])
+        if has_schema or not format_given or fmt.lower() not in ("csv", "json", "load"):
+            # `load()` with no format reads spark.sql.sources.default (Parquet); Delta, Parquet, ORC... are typed
             return
         if infer:
             self._report(node, "`inferSchema` reads the data an extra time to guess column types, and the guess drifts with the data")

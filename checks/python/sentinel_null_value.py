@@ -13,6 +13,9 @@ _SETUP = (
 DEFAULT_SENTINELS = ["", "N/A", "NA", "NULL", "None", "EMPTY", "unknown", "-", "nan", "null", "n/a", "none"]
 
 
+# Functions that build one string out of columns: an empty filler inside them is formatting, not a stored null.
+_STRING_BUILDERS = frozenset({"concat_ws", "concat", "md5", "sha1", "sha2", "hash", "xxhash64", "format_string"})
+
 class SentinelNullValue(PythonRule):
     """
     ## What it does
@@ -20,7 +23,10 @@ class SentinelNullValue(PythonRule):
     `"NA"`, `"NULL"`, `"None"`, `"EMPTY"`, `"unknown"`, `"-"` (the list is
     configurable, compared case-insensitively) written by `fillna`,
     `na.fill`, `F.when(...)`/`.otherwise(...)`, `withColumn(name,
-    F.lit(...))` and `F.coalesce(..., F.lit(...))`.
+    F.lit(...))` and `F.coalesce(..., F.lit(...))`. A `coalesce` inside
+    `concat_ws`, `concat` or a hash (`md5`, `sha2`, `hash`) is not reported: it
+    formats one part of a key or a checksum, and the result is not stored as
+    the column's value.
 
     ## Why is this bad?
     A placeholder is a real value: `isNull()` no longer finds the missing
@@ -86,6 +92,7 @@ class SentinelNullValue(PythonRule):
         Valid(_SETUP + "customers = customers.withColumn('source', F.lit('crm'))\n"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nframe = frame.fillna('N/A')\n"),
         Valid(_SETUP + "c = F.coalesce(F.col('city'), F.col('town'))\n"),
+        Valid(_SETUP + "key = F.md5(F.concat_ws('||', F.coalesce(F.trim('a'), F.lit('')), F.col('b')))\n"),
     )
 
     def _sentinel(self, node) -> Optional[str]:
@@ -165,6 +172,9 @@ class SentinelNullValue(PythonRule):
                     self._report(value, text, "`withColumn`", value)
             return
         if semantic.is_function(node.func, {"coalesce"}):
+            if any(isinstance(a, cst.Call) and semantic.is_function(a.func, _STRING_BUILDERS)
+                   for a in self.ctx.ancestors[:-1]):
+                return  # `concat_ws("|", coalesce(c, lit("")))`: a part of a key or a hash, not a stored value
             for a in node.args[1:]:
                 if isinstance(a.value, cst.Call):
                     text = self._sentinel(a.value)

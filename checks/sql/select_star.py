@@ -8,8 +8,10 @@ class SelectStar(SqlRule):
     `%sql` notebook cells.
 
     Not reported: `COUNT(*)`, `EXISTS (SELECT * ...)`, and (by default) a star
-    over a subquery or a CTE defined in the same statement, whose columns were
-    already chosen where it is defined.
+    over a subquery or a CTE defined in the same statement, or over a temporary
+    view the same file registers (`df.createOrReplaceTempView("v")`, `CREATE
+    TEMP VIEW v`, an f-string name matching the query's templated one), whose
+    columns were already chosen where it is defined.
 
     ## Why is this bad?
     A star reads every column of the table. With Parquet, ORC or Delta the scan
@@ -32,8 +34,8 @@ class SelectStar(SqlRule):
     No fix: the columns a query needs are the author's choice.
 
     ## Options
-    - `allow-from-subquery` (bool, default true): allow a star over a subquery
-      or a CTE of the same statement.
+    - `allow-from-subquery` (bool, default true): allow a star over a subquery,
+      a CTE of the same statement, or a temporary view the same file registers.
 
     ## References
     - Spark SQL guide, "Parquet Files" (column pruning) and "Performance Tuning".
@@ -57,6 +59,14 @@ class SelectStar(SqlRule):
         Valid("SELECT id FROM a WHERE EXISTS (SELECT * FROM b WHERE b.id = a.id);\n", path="q.sql"),
         Valid("WITH c AS (SELECT id, amount FROM t) SELECT * FROM c;\n", path="q.sql"),
         Valid("SELECT * FROM (SELECT id, amount FROM t) x;\n", path="q.sql"),
+        Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "spark.table('orders').select('id', 'amount').createOrReplaceTempView('recent')\n"
+              "rows = spark.sql('SELECT * FROM recent')\n", path="job.py"),
+        Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "def check(df, name):\n    df.createOrReplaceTempView(f'{name}_temp')\n"
+              "    return spark.sql(f'SELECT * FROM {name}_temp')\n", path="job.py"),
+        Valid("CREATE OR REPLACE TEMP VIEW recent AS SELECT id, amount FROM orders;\nSELECT * FROM recent;\n",
+              path="q.sql"),
     )
 
     def visit_Star(self, node) -> None:
@@ -71,7 +81,7 @@ class SelectStar(SqlRule):
             return
         if self.ctx.expression and holder.parent is None:
             return  # `F.expr("*")`, `count(F.expr("*"))`: not a query's projection
-        if self.opts["allow-from-subquery"] and self._from_derived(holder):
+        if self.opts["allow-from-subquery"] and (self._from_derived(holder) or self._from_temp_view(holder)):
             return
         self.ctx.report(
             self,
@@ -79,6 +89,19 @@ class SelectStar(SqlRule):
             "`SELECT *` reads every column of the source; name the columns the query needs",
             help="list the columns explicitly so the scan can prune the others",
         )
+
+    def _from_temp_view(self, select) -> bool:
+        from sqlglot import exp
+
+        from linter.sources.sql import temp_view_names
+
+        source = select.args.get("from_") or select.args.get("from")
+        if source is None or select.args.get("joins") or not isinstance(source.this, exp.Table):
+            return False
+        table = source.this
+        if table.db and table.db.lower() != "global_temp":
+            return False
+        return temp_view_names(self.ctx.unit.document.text).matches(table.name)
 
     @staticmethod
     def _from_derived(select) -> bool:

@@ -85,4 +85,15 @@ def template_text(node) -> Optional[str]:
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
         text = literal_string(node.left)
         return None if text is None else _PERCENT_FIELD.sub("x", text)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        # "show tables in " + database: the literal parts with each other part read as a name
+        parts, stack = [], [node]
+        while stack:
+            part = stack.pop()
+            if isinstance(part, cst.BinaryOperation) and isinstance(part.operator, cst.Add):
+                stack += [part.right, part.left]
+            else:
+                text = literal_string(part)
+                parts.append(text if text is not None else " x ")
+        return "".join(parts) if literal_string(node.left) is not None or len(parts) > 2 else None
     return None

@@ -29,6 +29,7 @@ from typing import Optional
 
 import libcst as cst
 
+from linter.semantic.api import _SAME_ROWS
 from linter.semantic.bounds import UNBOUNDED
 from linter.semantic.values import COLUMN, DATAFRAME, FOREIGN, IMPORT, PANDAS, Value, dotted_name
 
@@ -68,8 +69,11 @@ FOREIGN_MODULES = (
     "geopandas", "numpy", "pyspark.pandas", "databricks.koalas", "koalas",
 )
 
+_BATCH_FUNCTION = re.compile(r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?([A-Za-z_]\w*)\s*\)")
+# Calls whose argument is a Spark DataFrame (qualified names after imports are resolved).
+DATAFRAME_TAKING = frozenset({"awsglue.dynamicframe.DynamicFrame.fromDF", "pyspark.sql.functions.broadcast"})
 _MEMBER = re.compile(r"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\b")
-_WATCHED = DATAFRAME_ONLY | COLUMN_TAKING
+_WATCHED = DATAFRAME_ONLY | COLUMN_TAKING | _SAME_ROWS
 
 
 def is_foreign(qualified: Optional[str]) -> bool:
@@ -80,8 +84,14 @@ def is_foreign(qualified: Optional[str]) -> bool:
 
 
 def _usage_of(node) -> Optional[tuple]:
-    """``(key, member, call)`` for ``x.member`` / ``self.x.member``: key ``x`` or ``self.x``."""
+    """``(key, member)`` for ``x.member`` / ``self.x.member``: key ``x`` or ``self.x``.
+
+    Through DataFrame transformations too: in ``df.coalesce(1).write`` the
+    ``write`` is ``df``'s evidence, as ``coalesce`` keeps a DataFrame a DataFrame.
+    """
     base = node.value
+    while isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and base.func.attr.value in _SAME_ROWS:
+        base = base.func.value
     if isinstance(base, cst.Name):
         return base.value, node.attr.value
     if isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and base.value.value == "self":
@@ -109,6 +119,14 @@ class Evidence:
     def __init__(self):
         self._scanned: dict = {}  # id(scope node) -> {key: Value or False}
         self._watched: Optional[set] = None  # keys the file's text uses with a watched member
+        self._batch_functions: Optional[set] = None
+
+    def batch_function(self, name: str) -> bool:
+        """Whether ``name`` is given to ``writeStream.foreachBatch``: its first parameter is a DataFrame."""
+        if self._batch_functions is None:
+            text = self.text or ""
+            self._batch_functions = set(_BATCH_FUNCTION.findall(text)) if "foreachBatch" in text else set()
+        return name in self._batch_functions
 
     def _watched_keys(self) -> set:
         if self._watched is None:
@@ -118,19 +136,27 @@ class Evidence:
                 member = m.group(3)
                 if member in _WATCHED or member in FOREIGN_ONLY:
                     keys.add(("self." if m.group(1) else "") + m.group(2))
+            if "fromDF" in text or "broadcast" in text:
+                keys.update(re.findall(r"\b(?:fromDF|broadcast)\s*\(\s*([A-Za-z_]\w*)", text))
             self._watched = keys
         return self._watched
 
     def evidence_value(self, key: str, scope_node) -> Optional[Value]:
         """A DataFrame Value for ``key`` (a name or ``self.attr``) when its scope's use says so."""
+        return self._evidence(key, scope_node) or None
+
+    def refuted(self, key: str, scope_node) -> bool:
+        """Whether the scope's use of ``key`` says it is a pandas/polars/dask/ORM object (counter-evidence)."""
+        return self._evidence(key, scope_node) is False
+
+    def _evidence(self, key: str, scope_node):
         if scope_node is None or key not in self._watched_keys():
             return None
         found = self._scanned.get(id(scope_node))
         if found is None:
             self._scanned[id(scope_node)] = {}  # in progress: no evidence while scanning (Column args recurse)
             found = self._scanned[id(scope_node)] = self._scan(scope_node)
-        value = found.get(key)
-        return value or None
+        return found.get(key)
 
     def _scan(self, scope_node) -> dict:
         out: dict = {}
@@ -188,6 +214,10 @@ class Evidence:
 
     def _judge_call(self, out: dict, node: cst.Call) -> None:
         func = node.func
+        if node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].keyword is None:
+            name = node.args[0].value.value
+            if name not in out and _normalise_name(self, func) in DATAFRAME_TAKING:
+                out[name] = _inferred(f"`{dotted_name(func)}({name})` takes a DataFrame")
         if not isinstance(func, cst.Attribute):
             return
         usage = _usage_of(func)
@@ -221,6 +251,13 @@ class Evidence:
                 return None
             return _inferred(f"`{method}` is called on it")
         return None
+
+
+def _normalise_name(semantic, func) -> Optional[str]:
+    if not isinstance(func, (cst.Name, cst.Attribute)):
+        return None
+    value = semantic.infer(func)
+    return value.detail if value is not None and value.kind == IMPORT else None
 
 
 def _target_key(target) -> Optional[str]:

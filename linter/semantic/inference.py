@@ -49,11 +49,12 @@ class Inference:
 
     def _infer(self, node) -> Optional[Value]:
         if isinstance(node, cst.Name):
-            value = self.lookup(node.value)
+            name = node.value
+            value = self.narrowed.get(name) or self.lookup(name)
             if value is None:
-                scope = self.binding_scope(node.value)
+                scope = self.binding_scope(name)
                 if scope is not None:
-                    value = self.evidence_value(node.value, scope.node)
+                    value = self.evidence_value(name, scope.node)
             return value
         if isinstance(node, cst.Call):
             return self._call(node)
@@ -177,6 +178,10 @@ class Inference:
                 if method in ("toDF", "to_spark"):
                     # RDD, Glue DynamicFrame, DeltaTable, pandas-on-Spark frames: all make DataFrames
                     return Value(DATAFRAME, UNBOUNDED, node=node)
+                if isinstance(func.value, cst.Name):
+                    scope = self.binding_scope(func.value.value)
+                    if scope is not None and self.refuted(func.value.value, scope.node):
+                        return None  # `frame.loc[...]` elsewhere: pandas, whatever else is called on it
                 receiver = self.receiver_evidence(method, node)
                 if receiver is None:
                     return None
@@ -456,6 +461,8 @@ class Inference:
             return Value(DATAFRAME, bound, node=receiver.node)
         if method == "agg":
             return Value(DATAFRAME, 1, node=node)
+        if method == "sample":
+            return Value(DATAFRAME, BOUNDED, node=node)  # the author chose how many rows: a bound by intent
         if method in ("describe", "summary"):
             return Value(DATAFRAME, BOUNDED, node=node)
         if method in _GROUPING:
@@ -485,6 +492,8 @@ class Inference:
 
     def _all_aggregates(self, node: cst.Call) -> bool:
         args = positional_args(node)
+        if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)):
+            args = [e.value for e in args[0].elements]  # select([F.max("id")])
         if not args:
             return False
         for arg in args:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from linter.semantic.api import DLT_DATASETS
+from linter.semantic.api import DLT_DATASETS, SESSION_ATTRIBUTES
 from linter.semantic.bounds import UNBOUNDED
 from linter.semantic.values import (
     CLASS, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, IMPORT, INSTANCE, RDD, SESSION, UDF,
@@ -52,6 +52,9 @@ class Scopes:
         self.star_modules: list[str] = []
         self.loop_depth = 0
         self.extra_dataframe_functions = dataframe_functions
+        # `if isinstance(df, DataFrame):` makes `df` a DataFrame inside the block (body id -> (name, value))
+        self.narrowed: dict[str, Value] = {}
+        self._narrowing: dict[int, tuple] = {}
 
     # -- hooks called by the walk ------------------------------------------------
     def hooks(self):
@@ -68,7 +71,8 @@ class Scopes:
             cst.GeneratorExp: self._enter_comp,
             cst.CompFor: self._comp_for,
             cst.Return: self._return,
-            cst.If: self._enter_block,
+            cst.If: self._enter_if,
+            cst.IndentedBlock: self._enter_body,
             cst.Try: self._enter_block,
             cst.While: self._enter_loop,
             cst.For: self._enter_for,
@@ -86,6 +90,7 @@ class Scopes:
             cst.DictComp: lambda n: self.scopes.pop(),
             cst.GeneratorExp: lambda n: self.scopes.pop(),
             cst.If: self._leave_block,
+            cst.IndentedBlock: self._leave_body,
             cst.Try: self._leave_block,
             cst.While: self._leave_loop,
             cst.For: self._leave_loop,
@@ -142,10 +147,14 @@ class Scopes:
         scope = _Scope("function", node)
         self.scopes.append(scope)
         params = node.params
+        batch = self.batch_function(node.name.value)
         for p in (*params.posonly_params, *params.params, *params.kwonly_params):
             value = self.annotation_value(p.annotation.annotation) if p.annotation else None
             if value is None and p.name.value == "spark":
                 value = Value(SESSION)
+            if value is None and batch:
+                value = Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why="`foreachBatch` gives it each micro-batch")
+            batch = False
             scope.names[p.name.value] = value
         for p in (params.star_arg, params.star_kwarg):
             if isinstance(p, cst.Param):
@@ -191,6 +200,39 @@ class Scopes:
         if scope is not None:
             scope.returns.append(self.infer(node.value) if node.value is not None else None)
 
+    def _enter_if(self, node: cst.If) -> None:
+        self.scopes[-1].cond += 1
+        test = node.test
+        while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            test = test.right  # `if pyspark.DataFrame and isinstance(data, pyspark.DataFrame):`
+        if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" \
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name):
+            classes = test.args[1].value
+            items = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+            kinds = {self.annotation_value(item).kind for item in items if self.annotation_value(item) is not None}
+            if kinds == {DATAFRAME}:
+                self._narrowing[id(node.body)] = (
+                    test.args[0].value.value,
+                    Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why="`isinstance` says so"),
+                )
+
+    def _enter_body(self, node: cst.IndentedBlock) -> None:
+        narrowing = self._narrowing.get(id(node))
+        if narrowing is not None:
+            name, value = narrowing
+            narrowing += (self.narrowed.get(name),)
+            self._narrowing[id(node)] = narrowing
+            self.narrowed[name] = value
+
+    def _leave_body(self, node: cst.IndentedBlock) -> None:
+        narrowing = self._narrowing.pop(id(node), None)
+        if narrowing is not None:
+            name, _, before = narrowing
+            if before is None:
+                self.narrowed.pop(name, None)
+            else:
+                self.narrowed[name] = before
+
     def _enter_block(self, node) -> None:
         self.scopes[-1].cond += 1
 
@@ -211,6 +253,12 @@ class Scopes:
 
     def _assign(self, node: cst.Assign) -> None:
         value = self.infer(node.value)
+        if value is None and isinstance(node.value, cst.Call):
+            # `spark = get_spark_session()`, `spark = SparkUtils.session()`: the helper's name says what it makes
+            callee = (dotted_name(node.value.func) or "").lower()
+            if "spark" in callee or "session" in callee:
+                if any(isinstance(t.target, cst.Name) and t.target.value in SESSION_ATTRIBUTES for t in node.targets):
+                    value = Value(SESSION)
         for target in node.targets:
             self._bind_target(target.target, value)
 

@@ -148,8 +148,17 @@ def normalise_type(text: str) -> Optional[str]:
 
 
 def merge(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
-    """The value of a name that may hold either ``a`` or ``b``."""
-    if a is None or b is None or a.kind != b.kind:
+    """The value of a name that may hold either ``a`` or ``b``.
+
+    One branch known and the other not (``df = load(...)`` / ``df = spark.read...``):
+    the known kind stands, with its row bound unknown.
+    """
+    if a is None or b is None:
+        known = a if b is None else b
+        if known is None or known.kind not in (DATAFRAME, RDD):
+            return None
+        return Value(known.kind, None, None, known.node)
+    if a.kind != b.kind:
         return None
     if a.bound == b.bound:
         return a
@@ -233,7 +242,26 @@ def keyword_arg(call: cst.Call, name: str):
     return None
 
 
+# Names a compatibility shim re-exports at its top (`from great_expectations.compatibility import pyspark`,
+# then `pyspark.DataFrame`, `pyspark.functions`, `pyspark.Window`).
+_SHIM_NAMES = {
+    "functions": "pyspark.sql.functions", "DataFrame": "pyspark.sql.DataFrame", "Column": "pyspark.sql.Column",
+    "Window": "pyspark.sql.Window", "SparkSession": "pyspark.sql.SparkSession", "types": "pyspark.sql.types",
+    "Row": "pyspark.sql.Row",
+}
+
+
+@functools.lru_cache(maxsize=4096)
 def _normalise(q: str) -> str:
+    if not q.startswith("pyspark.") and "pyspark" in q:
+        parts = q.split(".")
+        if "pyspark" in parts:  # a shim module named `pyspark` inside another package: from its last `pyspark` on
+            last = len(parts) - 1 - parts[::-1].index("pyspark")
+            q = ".".join(parts[last:])
+    if q.startswith("pyspark."):
+        first, _, tail = q[len("pyspark."):].partition(".")
+        if first in _SHIM_NAMES:
+            q = _SHIM_NAMES[first] + ("." + tail if tail else "")
     for old, new in _ALIASES.items():
         if q == old or q.startswith(old + "."):
             return new + q[len(old) :]

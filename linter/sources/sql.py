@@ -6,6 +6,7 @@ about 0.1 s, which pre-commit runs on Python files should not pay.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -134,3 +135,44 @@ def node_span(node) -> Optional[tuple[int, int]]:
             lo = s if lo is None or s < lo else lo
             hi = e if hi is None or e > hi else hi
     return (lo, hi) if lo is not None else None
+
+
+_TEMP_VIEW_CALL = re.compile(
+    r"""(?:createOrReplaceTempView|createTempView|createGlobalTempView|createOrReplaceGlobalTempView|"""
+    r"""registerTempTable)\(\s*(?:viewName\s*=\s*)?[rR]?([fF]?)[rR]?(['"])([^'"\n]+)\2"""
+)
+_TEMP_VIEW_SQL = re.compile(
+    r"\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:GLOBAL\s+)?TEMP(?:ORARY)?\s+VIEW\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w.`{}]+)", re.I
+)
+_FIELD = re.compile(r"\{[^{}]*\}|spk_param_\d+")
+
+
+class TempViews:
+    """Names of the temporary views a file registers; a template field (``{name}``) matches any name part."""
+
+    def __init__(self, names: list):
+        self.exact = {n.lower() for n in names if "\0" not in n}
+        self.shapes = {n.lower() for n in names if "\0" in n}
+
+    def matches(self, name: str) -> bool:
+        name = name.lower().split(".")[-1]
+        shape = _FIELD.sub("\0", name)
+        if shape in self.exact or shape in self.shapes:
+            return True
+        if "\0" in shape:  # the query's name is templated: a registered name of the same shape
+            pattern = re.compile("".join(r"\w*" if c == "\0" else re.escape(c) for c in shape))
+            return any(pattern.fullmatch(n) for n in self.exact)
+        return False
+
+
+@functools.lru_cache(maxsize=64)
+def temp_view_names(text: str) -> TempViews:
+    """The temporary views ``text`` (a Python file, notebook or SQL script) registers."""
+    names = []
+    if "TempView" in text or "registerTempTable" in text:
+        for m in _TEMP_VIEW_CALL.finditer(text):
+            names.append(_FIELD.sub("\0", m.group(3).strip("`").split(".")[-1]) if m.group(1) else m.group(3).split(".")[-1])
+    if re.search(r"(?i)\btemp", text):
+        for m in _TEMP_VIEW_SQL.finditer(text):
+            names.append(_FIELD.sub("\0", m.group(1).strip("`").split(".")[-1]))
+    return TempViews(names)
