@@ -153,10 +153,15 @@ def body_expression(function) -> Optional[tuple[list[str], object, list[tuple[st
     if isinstance(function, cst.Lambda):
         params = [p.name.value for p in function.params.params]
         return params, function.body, []
-    if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
+    if not isinstance(function, cst.FunctionDef):
         return None
     params = [p.name.value for p in function.params.params]
     guarded: list[tuple[str, bool]] = []
+    if isinstance(function.body, cst.SimpleStatementSuite):  # `def up(s): return s.upper()` on one line
+        line = function.body.body
+        if len(line) != 1 or not isinstance(line[0], cst.Return) or line[0].value is None:
+            return None
+        return params, line[0].value, guarded
     statements = list(function.body.body)
     if statements and _is_docstring(statements[0]):
         statements = statements[1:]

@@ -63,8 +63,13 @@ class ActionInLoop(PythonRule):
     `take`, `head`, `tail`, `toLocalIterator`, `isEmpty`) inside a `for` or
     `while` loop when the DataFrame they act on comes from a variable defined
     before the loop: the same data is scanned once per iteration. Actions on
-    DataFrames made inside the loop (`spark.table(name)` for each table name, a
-    new batch each time) are not reported.
+    DataFrames made inside a `for` loop (`spark.table(name)` for each table
+    name, a new batch each time) are not reported. In a `while` loop an action
+    on a DataFrame rebuilt each round is reported too: that is an iterative
+    algorithm whose plan grows by one round per iteration (the classic
+    convergence loop `while nested.count() > 0`), which wants a `checkpoint()`.
+    The DataFrame may be known from how the code uses it (a parameter on which
+    `join`, `withColumn`, `.write`... are called).
 
     ## Why is this bad?
     Every action is a Spark job: planning, scheduling, and a full read of the
@@ -108,6 +113,16 @@ class ActionInLoop(PythonRule):
             "from pyspark.sql import DataFrame\n"
             "def report(df: DataFrame, keys):\n    for k in keys:\n        df.where(df.key == k).toPandas()\n"
         ),
+        Invalid(
+            "from pyspark.sql import functions as F\n"
+            "def closure(cl, pg):\n    while True:\n"
+            "        nested = cl.join(pg, cl.child == pg.parent).select(F.col('a')).distinct()\n"
+            "        if nested.count() == 0:\n            break\n        cl = cl.unionByName(nested)\n"
+        ),
+        Invalid(
+            "from pyspark.sql import functions as F\n"
+            "def per_key(df, keys):\n    for k in keys:\n        print(df.filter(F.col('k') == k).count())\n"
+        ),
     )
     valid = (
         Valid(_SETUP + "for t in ['a', 'b']:\n    print(spark.table(t).count())\n"),
@@ -115,6 +130,9 @@ class ActionInLoop(PythonRule):
         Valid(_SETUP + "n = events.count()\nfor i in range(n):\n    print(i)\n"),
         Valid(_SETUP + "for i in range(3):\n    def helper():\n        return events.count()\n"),
         Valid("for job in jobs:\n    job.count()\n"),
+        Valid("import pandas as pd\nfrom pyspark.sql import functions as F\n"
+              "def per_key(pdf, keys):\n    pdf = pd.read_csv('x.csv')\n    for k in keys:\n"
+              "        print(pdf.query('k == @k').count())\n"),
     )
 
     def __init__(self, ctx):
@@ -170,22 +188,27 @@ class ActionInLoop(PythonRule):
         root = chain_root(receiver)
         if root is None:
             return
-        root_value = self.ctx.semantic.lookup(root.value)
+        root_value = self.ctx.semantic.infer(root)
         if root_value is None or root_value.kind != DATAFRAME:
             return
         loop = self.loops[-1][0]
-        if root.value in self._bound_inside():
-            return
         # Per iteration: the body, and a while loop's test; not a for loop's iterable.
         repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)
         if not any(a is r for a in self.ctx.ancestors for r in repeated):
             return
+        rebuilt = root.value in self._bound_inside()
+        if rebuilt and isinstance(loop, cst.For):
+            return  # a new batch each iteration (another table, another file): one job each is the point
         kind = "for" if isinstance(loop, cst.For) else "while"
-        self.ctx.report(
-            self,
-            node,
-            f"`{shown(self.ctx, receiver)}.{method}()` runs a Spark job over `{root.value}` on every "
-            f"iteration of the `{kind}` loop",
-            help=f"compute all iterations in one query (filter with `isin`, then `groupBy`), or `cache()` `{root.value}` before the loop",
-            start=node.func.attr,
-        )
+        if rebuilt:
+            # an iterative algorithm: each round builds on the last, so the plan (and the job) grows too
+            message = (f"`{shown(self.ctx, receiver)}.{method}()` runs a Spark job on every iteration of the "
+                       f"`while` loop, over a `{root.value}` rebuilt each round: its plan grows with every iteration")
+            help = (f"`checkpoint()` (or `localCheckpoint()`) `{root.value}` every few iterations to cut its lineage, "
+                    "and test for convergence with a cheap action (`isEmpty()`, `limit(1)`)")
+        else:
+            message = (f"`{shown(self.ctx, receiver)}.{method}()` runs a Spark job over `{root.value}` on every "
+                       f"iteration of the `{kind}` loop")
+            help = (f"compute all iterations in one query (filter with `isin`, then `groupBy`), or `cache()` "
+                    f"`{root.value}` before the loop")
+        self.ctx.report(self, node, message, help=help, start=node.func.attr)

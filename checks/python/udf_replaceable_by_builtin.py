@@ -28,18 +28,30 @@ _MODULE_CALLS = {
     "math.floor": "F.floor", "math.ceil": "F.ceil", "math.pow": "F.pow", "math.fabs": "F.abs",
     "re.sub": "F.regexp_replace", "re.match": "Column.rlike", "re.search": "Column.rlike",
     "re.fullmatch": "Column.rlike",
+    **{f"math.{name}": f"F.{name}" for name in
+       "cos sin tan acos asin atan atan2 cosh sinh tanh degrees radians log2 log1p expm1 hypot".split()},
 }
-_ARITHMETIC = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.Modulo: "%"}
+# numpy ufuncs, in a plain UDF or a pandas_udf over Series: Spark has each as a function of the same meaning.
+_NUMPY = {
+    **{n: f"F.{n}" for n in "cos sin tan cosh sinh tanh log log2 log10 log1p exp expm1 sqrt cbrt floor ceil abs "
+                            "degrees radians hypot".split()},
+    "arccos": "F.acos", "arcsin": "F.asin", "arctan": "F.atan", "arctan2": "F.atan2", "sign": "F.signum",
+    "power": "F.pow", "absolute": "F.abs", "maximum": "F.greatest", "minimum": "F.least",
+}
+_HASHES = {"hashlib.md5": "F.md5", "hashlib.sha1": "F.sha1", "hashlib.sha256": "F.sha2", "hashlib.sha512": "F.sha2"}
+_ARITHMETIC = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.Modulo: "%",
+               cst.Power: "**", cst.FloorDivide: "//"}
 
 
 class _Scan:
     """Decides whether an expression over the UDF's parameters has a built-in equivalent."""
 
-    def __init__(self, ctx, params):
+    def __init__(self, ctx, params, pandas: bool = False):
         self.ctx = ctx
         self.params = set(params)
         self.builtins: list[str] = []
         self.uses_param = False
+        self.pandas = pandas  # a pandas_udf: only arithmetic and numpy ufuncs over the Series translate
 
     def add(self, name):
         if name not in self.builtins:
@@ -57,6 +69,8 @@ class _Scan:
             return all(literal_type(e.value) is not None for e in node.elements)
         if isinstance(node, cst.Call):
             return self.call(node)
+        if self.pandas and not isinstance(node, cst.BinaryOperation):
+            return False
         if isinstance(node, cst.Subscript):
             if len(node.slice) != 1:
                 return False
@@ -76,6 +90,8 @@ class _Scan:
                 return False
             if op == "+" and ("str" in (literal_type(node.left), literal_type(node.right)) or self._stringy(node)):
                 self.add("F.concat")
+            elif op == "**":
+                self.add("F.pow")
             else:
                 self.add("column arithmetic")
             return self.ok(node.left) and self.ok(node.right)
@@ -83,7 +99,14 @@ class _Scan:
             for target in node.comparisons:
                 op = target.operator
                 if isinstance(op, (cst.In, cst.NotIn)):
-                    if not isinstance(target.comparator, (cst.Set, cst.List, cst.Tuple)):
+                    comparator = target.comparator
+                    if isinstance(comparator, cst.Name) and comparator.value not in self.params:
+                        comparator = _module_literal(self.ctx, comparator.value)  # `CODES = {...}` at the top
+                        if comparator is None:
+                            return False
+                        self.add("Column.isin")
+                        return self.ok(node.left)
+                    if not isinstance(comparator, (cst.Set, cst.List, cst.Tuple)):
                         return False
                     self.add("Column.isin")
                 elif isinstance(op, (cst.Is, cst.IsNot)):
@@ -104,6 +127,28 @@ class _Scan:
             return self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
         return False
 
+    def _exists(self, which: str, arg) -> bool:
+        """``any(map(f, xs))`` / ``all(p(x) for x in xs)`` over an array parameter: ``F.exists`` / ``F.forall``."""
+        if isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name) and arg.func.value == "map" \
+                and len(arg.args) == 2 and isinstance(arg.args[0].value, cst.Lambda):
+            function, items = arg.args[0].value, arg.args[1].value
+            inner_params, predicate = [p.name.value for p in function.params.params], function.body
+        elif isinstance(arg, cst.GeneratorExp) and arg.for_in.inner_for_in is None and not arg.for_in.ifs \
+                and isinstance(arg.for_in.target, cst.Name):
+            items, inner_params, predicate = arg.for_in.iter, [arg.for_in.target.value], arg.elt
+        else:
+            return False
+        if not (isinstance(items, cst.Name) and items.value in self.params):
+            return False
+        inner = _Scan(self.ctx, [*self.params, *inner_params])
+        if not inner.ok(predicate):
+            return False
+        self.add("F.exists" if which == "any" else "F.forall")
+        for name in inner.builtins:
+            self.add(name)
+        self.uses_param = True
+        return True
+
     def _stringy(self, node) -> bool:
         for side in (node.left, node.right):
             if isinstance(side, cst.Call) and isinstance(side.func, cst.Attribute) and side.func.attr.value in _STR_METHODS:
@@ -115,8 +160,36 @@ class _Scan:
         args = [a.value for a in node.args if a.keyword is None and not a.star]
         if len(args) != len(node.args):
             return False
+        qualified = self.ctx.semantic.qualified_name(func) if isinstance(func, (cst.Attribute, cst.Name)) else None
+        if qualified is not None and qualified.startswith("numpy.") and qualified[6:] in _NUMPY:
+            self.add(_NUMPY[qualified[6:]])
+            return all(self.ok(a) for a in args)
+        if self.pandas:
+            return False
+        if isinstance(func, cst.Attribute) and func.attr.value in ("hexdigest",) and not args \
+                and isinstance(func.value, cst.Call):
+            inner = func.value  # hashlib.md5(s.encode()).hexdigest()
+            digest = self.ctx.semantic.qualified_name(inner.func)
+            if digest in _HASHES and len(inner.args) == 1:
+                self.add(_HASHES[digest])
+                value = inner.args[0].value
+                if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                        and value.func.attr.value == "encode":
+                    value = value.func.value
+                return self.ok(value)
+            return False
+        if isinstance(func, cst.Name) and func.value in ("any", "all") and len(args) == 1 \
+                and not self.ctx.semantic.is_bound(func.value):
+            return self._exists(func.value, args[0])
+        if isinstance(func, cst.Name) and func.value == "list" and len(args) == 1 and isinstance(args[0], cst.Call) \
+                and isinstance(args[0].func, cst.Name) and args[0].func.value == "zip" \
+                and not self.ctx.semantic.is_bound("list"):
+            return self.call(args[0])  # list(zip(a, b)): an array of structs either way
+        if isinstance(func, cst.Name) and func.value == "zip" and len(args) >= 2 \
+                and not self.ctx.semantic.is_bound("zip"):
+            self.add("F.arrays_zip")
+            return all(isinstance(a, cst.Name) and a.value in self.params for a in args) and self.ok(args[0])
         if isinstance(func, cst.Attribute):
-            qualified = self.ctx.semantic.qualified_name(func)
             if qualified in _MODULE_CALLS:
                 self.add(_MODULE_CALLS[qualified])
                 return all(self.ok(a) for a in args)
@@ -139,14 +212,31 @@ class _Scan:
         return False
 
 
-def replacement(ctx, function) -> Optional[list[str]]:
+def _module_literal(ctx, name: str):
+    """The literal list/set/tuple a module-level ``NAME = [...]`` binds, if the module binds it once."""
+    found = None
+    for statement in ctx.module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+                ):
+                    if found is not None:
+                        return None
+                    found = small.value
+    if isinstance(found, (cst.Set, cst.List, cst.Tuple)) and all(literal_type(e.value) for e in found.elements):
+        return found
+    return None
+
+
+def replacement(ctx, function, pandas: bool = False) -> Optional[list[str]]:
     body = body_expression(function)
     if body is None:
         return None
     params, expression, _ = body
     if not params:
         return None
-    scan = _Scan(ctx, params)
+    scan = _Scan(ctx, params, pandas)
     if not scan.ok(expression) or not scan.uses_param:
         return None
     return scan.builtins
@@ -161,11 +251,17 @@ class UdfReplaceableByBuiltin(PythonRule):
     `lower`, `strip`, `startswith`, `replace`, `split`, slicing, `len`), `+`
     concatenation or arithmetic, `re.sub` / `re.match`, `x in {...}`,
     conditional expressions and `None` checks, `math` functions, `abs`,
-    `round`, casts with `str()`/`int()`/`float()`. A `if x is None: return
-    None` guard at the top is accepted: built-ins return null for null input
-    anyway. The message names the built-ins to use.
+    `round`, casts with `str()`/`int()`/`float()`, `**` (`F.pow`), `hashlib`
+    digests (`F.md5`, `F.sha1`, `F.sha2`), `x in NAMES` of a module-level
+    literal list (`isin`), `any(map(f, xs))` / `all(p(x) for x in xs)` over an
+    array (`F.exists` / `F.forall`, Spark 3.1+), `zip` (`F.arrays_zip`), and
+    numpy ufuncs (`np.log2`, `np.cosh`, `np.degrees` ...). A `if x is None:
+    return None` guard at the top is accepted: built-ins return null for null
+    input anyway. The message names the built-ins to use.
 
-    pandas UDFs are not reported.
+    A `pandas_udf` is reported only when its body is arithmetic and numpy
+    ufuncs over its Series: Arrow batches are cheaper than pickled rows, but
+    still a round trip through Python that the built-in does not make.
 
     ## Why is this bad?
     A Python UDF moves every row from the JVM to a Python worker and back
@@ -242,6 +338,16 @@ class UdfReplaceableByBuiltin(PythonRule):
         Invalid(_SETUP + "spark.udf.register('name_len', lambda s: len(s), IntegerType())\n"),
         Invalid(_SETUP + "full = udf(lambda a, b: a + ' ' + b, StringType())\n"),
         Invalid(_SETUP + "label = udf(lambda x: 'high' if x > 100 else 'low', StringType())\n"),
+        Invalid(_SETUP + "def power3(value):\n    return value ** 3\n\nspark.udf.register('power3py', power3, 'double')\n"),
+        Invalid(_SETUP + "import math\nbearing = udf(lambda a, b: math.atan2(a, b) * 2, 'double')\n"),
+        Invalid(_SETUP + "import hashlib\nkey = udf(lambda s: hashlib.md5(s.encode()).hexdigest(), StringType())\n"),
+        Invalid(_SETUP + "CODES = ['USD', 'EUR', 'GBP']\n\n@udf('boolean')\ndef known(code):\n    return code in CODES\n"),
+        Invalid(_SETUP + "any_big = udf(lambda xs: any(map(lambda x: x > 100, xs)), 'boolean')\n"),
+        Invalid(_SETUP + "all_set = udf(lambda xs: all(x is not None for x in xs), 'boolean')\n"),
+        Invalid(_SETUP + "pairs = udf(lambda a, b: list(zip(a, b)), 'array<struct<a:int,b:int>>')\n"),
+        Invalid(_SETUP + "@udf('string')\ndef up(s): return s.upper()\n"),
+        Invalid(_SETUP + "import numpy as np\nimport pandas as pd\nfrom pyspark.sql.functions import pandas_udf\n\n"
+                "@pandas_udf('double')\ndef bits(v: pd.Series) -> pd.Series:\n    return np.log2(v)\n"),
     )
     valid = (
         Valid(_SETUP + "import json\nparse = udf(lambda s: json.loads(s)['id'], StringType())\n"),
@@ -250,6 +356,10 @@ class UdfReplaceableByBuiltin(PythonRule):
         Valid(_SETUP + "now = udf(lambda: 'x', StringType())\n"),
         Valid("def udf(f):\n    return f\n\n@udf\ndef up(s):\n    return s.upper()\n"),
         Valid(_SETUP + "strip_zeros = udf(lambda s: s.strip('0'), StringType())\n"),
+        Valid(_SETUP + "import pandas as pd\nfrom pyspark.sql.functions import pandas_udf\n\n"
+              "@pandas_udf('double')\ndef score(v: pd.Series) -> pd.Series:\n    return model.predict(v)\n"),
+        Valid(_SETUP + "has_bad = udf(lambda s: any(c in s for c in BAD_CHARACTERS), 'boolean')\n"),
+        Valid(_SETUP + "import hashlib\nkey = udf(lambda s: getattr(hashlib, algo)(s.encode()).hexdigest(), StringType())\n"),
     )
 
     def __init__(self, ctx):
@@ -261,9 +371,9 @@ class UdfReplaceableByBuiltin(PythonRule):
         self.other_uses: dict = {}  # index -> uses that are not calls
 
     def _check(self, site) -> None:
-        if site is None or site.factory == "pandas_udf" or site.function is None:
+        if site is None or site.function is None:
             return
-        builtins = replacement(self.ctx, site.function)
+        builtins = replacement(self.ctx, site.function, pandas=site.factory == "pandas_udf")
         if builtins is None:
             return
         names = ", ".join(f"`{b}`" for b in builtins)
@@ -314,10 +424,12 @@ class UdfReplaceableByBuiltin(PythonRule):
             fix = None
             if fn is not None:
                 fix = self._fix(index, site, definition, start, fn, import_edit)
+            how = ("a pandas UDF still ships every batch to a Python worker" if site.factory == "pandas_udf"
+                   else "a Python UDF ships every row to a Python worker")
             self.ctx.report(
                 self,
                 site.report,
-                f"UDF `{site.name}` does what built-ins do ({names}): a Python UDF ships every row to a Python worker",
+                f"UDF `{site.name}` does what built-ins do ({names}): {how}",
                 help=f"write it as a column expression with {names}",
                 fix=fix,
             )

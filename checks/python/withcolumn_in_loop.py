@@ -66,7 +66,7 @@ class WithcolumnInLoop(PythonRule):
     column reached through a variable holding its name is not seen).
 
     ## Options
-    - `max-chain` (int, default 10): the longest chain of `withColumn` calls
+    - `max-chain` (int, default 5): the longest chain of `withColumn` calls
       that is not reported.
 
     ## References
@@ -81,7 +81,7 @@ class WithcolumnInLoop(PythonRule):
     min_spark = "3.3"
     triggers = ("withColumn", "select", "drop")
     fix = "unsafe"
-    options = {"max-chain": Option(10, "The longest `withColumn` chain that is not reported.")}
+    options = {"max-chain": Option(5, "The longest `withColumn` chain that is not reported.")}
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
