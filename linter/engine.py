@@ -365,7 +365,10 @@ def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult
     for unit in doc.units:
         diags: list[Diagnostic] = []
         try:
-            if unit.kind == PYTHON:
+            if unit.error is not None:  # a notebook cell that does not parse alone, in a Spark notebook
+                if _mentions_spark("".join(u.text for u in doc.units if u.kind == PYTHON), settings):
+                    raise unit.error
+            elif unit.kind == PYTHON:
                 diags = run_python(unit, settings, codes)
             elif unit.kind == SQL:
                 diags = run_sql(unit, settings, codes)

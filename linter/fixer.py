@@ -217,10 +217,10 @@ def _try(doc: Document, edits) -> Optional[Document]:
     from linter.sources import PYTHON, SQL
     from linter.sources.python import parse
 
-    if len(new.units) != len(doc.units):
-        return None
+    if [u.error is None for u in new.units] != [u.error is None for u in doc.units]:
+        return None  # a unit more or less, or a cell that no longer parses
     for old_unit, unit in zip(doc.units, new.units):
-        if unit.kind == PYTHON:
+        if unit.kind == PYTHON and unit.error is None:  # a cell that did not parse before the fixes either
             try:
                 parse(unit.text)
             except SourceError:

@@ -47,16 +47,19 @@ class Unit:
     ``line_map[i]`` says where line ``i`` (0-based) of ``text`` comes from:
     ``(cell_number or None, row_in_file_or_cell (0-based), column_delta)``.
     ``line_map`` is None when the text is the file itself.
+    ``error``: a notebook cell that does not parse on its own; reported as SPK001, not checked.
     """
 
-    __slots__ = ("kind", "text", "line_map", "document", "_starts")
+    __slots__ = ("kind", "text", "line_map", "document", "_starts", "error")
 
-    def __init__(self, kind: str, text: str, document: "Document", line_map=None):
+    def __init__(self, kind: str, text: str, document: "Document", line_map=None,
+                 error: Optional[SourceError] = None):
         self.kind = kind
         self.text = text
         self.line_map = line_map
         self.document = document
         self._starts: Optional[list[int]] = None
+        self.error = error
 
     @property
     def line_starts(self) -> list[int]:
@@ -146,6 +149,10 @@ def load_document(path: str, data: bytes) -> Document:
         doc.units.append(Unit(CONFIG, text, doc))
         return doc
     if lower.endswith(".sql"):
+        from linter.sources.notebook import is_databricks_sql, load_databricks_sql
+
+        if is_databricks_sql(text):
+            return load_databricks_sql(path, text, encoding, bom)
         doc = Document(path, "sql", text, encoding=encoding, bom=bom)
         doc.units.append(Unit(SQL, text, doc))
         return doc

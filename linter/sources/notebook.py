@@ -3,30 +3,63 @@
 Jupyter: the code cells are joined into one Python text (a variable defined in
 cell 2 is known in cell 5), IPython magics are blanked out, ``%%sql`` / ``%sql``
 cells become SQL units.  Findings are reported with the cell number (1-based
-among all cells, markdown included, as Jupyter shows them) and the row inside
-the cell.
+among all cells of all worksheets, markdown included, as Jupyter shows them)
+and the row inside the cell.  A cell says its own language where the notebook
+format allows it (nbformat 3's ``language``, Synapse/Fabric's
+``metadata.microsoft.language``, VS Code's ``metadata.vscode.languageId``);
+otherwise the notebook's language applies.
 
-Databricks source notebooks are ``.py`` files that git and GitHub show as
-files, so findings keep the file's own rows (no cell number): annotations then
-land on the right line of the pull request.  ``# MAGIC %sql`` cells become SQL
-units whose positions point into the ``# MAGIC`` lines.
+Databricks source notebooks are files that git and GitHub show as files, so
+findings keep the file's own rows (no cell number): annotations then land on
+the right line of the pull request.
+
+- ``.py`` (``# Databricks notebook source``): the file is the Python text;
+  ``# MAGIC %sql`` cells become SQL units whose positions point into the
+  ``# MAGIC`` lines.
+- ``.sql`` (``-- Databricks notebook source``): each cell is SQL of its own
+  (a cell ends its last statement, with or without ``;``), one SQL unit per
+  cell; ``-- MAGIC %sql`` cells likewise; ``-- MAGIC %python`` cells are
+  joined into one Python unit placed on the ``-- MAGIC`` lines; ``%md`` and
+  other languages are skipped.
+
+Python that does not parse as a whole is read cell by cell, as Jupyter and
+Databricks run it: each cell that does not parse alone becomes a unit carrying
+its error (one SPK001 at that cell), the cells that parse are joined and
+checked as usual.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import warnings
+from typing import Optional
 
 from linter.sources import PYTHON, SQL, Cell, Document, SourceError, Unit
 
 DATABRICKS_HEADER = "# Databricks notebook source"
+DATABRICKS_SQL_HEADER = "-- Databricks notebook source"
 _COMMAND = re.compile(r"^# COMMAND -+\s*$")
+_SQL_COMMAND = re.compile(r"^-- COMMAND -+\s*$")
 _MAGIC = re.compile(r"^# MAGIC ?")
+_SQL_MAGIC = re.compile(r"^-- MAGIC ?")
 _SQL_MAGICS = ("%%sql", "%%sparksql", "%sql")
 # Cell magics whose body is still Python.
-_PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun", "%%python", "%%spark")
+_PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun", "%%python", "%%spark", "%%pyspark")
+# Databricks (and Synapse) language magics: alone on a cell's first line, they make the whole cell that
+# language (IPython has no such line magics).
+_OTHER_LANGUAGE_MAGICS = frozenset(("%sh", "%md", "%md-sandbox", "%scala", "%r", "%fs"))
 _LINE_MAGIC = re.compile(r"^(\s*)(?:[%!]|\w[\w.]*\s*=\s*[%!])")
-_HELP_LINE = re.compile(r"^(\s*)[\w.]+\?\??\s*$")
+_HELP_LINE = re.compile(r"^(\s*)(?:[\w.]+\?\??|\?\??[\w.]+)\s*$")
+# IPython's automagic: line magics written without their `%`; never valid Python.
+_AUTOMAGIC = re.compile(
+    r"^(\s*)(?:(?:pip|conda)\s+(?:install|uninstall|list|show|freeze|download|config|update|create|remove)\b"
+    r"|matplotlib\s+(?:inline|notebook|widget|ipympl|qt\w*|tk)\s*$|(?:re|un)?load_ext\s+[\w.]+\s*$)"
+)
+_PYTHON_LANGUAGES = ("python", "pyspark", "ipython")
+_SPARK_SQL_LANGUAGES = ("sparksql", "spark_sql", "spark-sql")  # Synapse and Fabric cells; their "sql" is T-SQL
+_SPARK_SQL = "spark-sql"
 
 
 def _source_text(value) -> str:
@@ -37,20 +70,83 @@ def _source_text(value) -> str:
     return ""
 
 
+def _first_word(text: str) -> str:
+    """The first word of the first line that is not blank."""
+    for line in text.split("\n"):
+        if line.strip():
+            return line.split(None, 1)[0]
+    return ""
+
+
 def _python_lines(text: str) -> list[str] | None:
-    """A code cell's lines with magics made harmless; None when not Python."""
+    """A code cell's lines with magics made harmless; None when not Python.
+
+    A magic or shell line continued with a trailing backslash takes its
+    continuation lines with it, as IPython reads them.
+    """
     lines = text.split("\n")
     first = next((line.strip() for line in lines if line.strip()), "")
     if first.startswith("%%"):
         if not first.startswith(_PYTHON_CELL_MAGICS):
             return None
+    if first and first.split(None, 1)[0] in _OTHER_LANGUAGE_MAGICS:
+        return None
     out = []
+    continued = False
     for line in lines:
-        m = _LINE_MAGIC.match(line) or _HELP_LINE.match(line)
+        if continued:
+            continued = line.rstrip().endswith("\\")
+            out.append("")
+            continue
+        m = _LINE_MAGIC.match(line) or _HELP_LINE.match(line) or _AUTOMAGIC.match(line)
         if m:
+            continued = line.rstrip().endswith("\\")
             line = m.group(1) + "pass"
         out.append(line)
     return out
+
+
+def _language(value) -> Optional[str]:
+    """"python", ``_SPARK_SQL``, another language's name, or None when not said."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    name = value.strip().lower()
+    if any(p in name for p in _PYTHON_LANGUAGES):
+        return "python"  # also Glue's "Python_Glue_Session", "python3"
+    if name in _SPARK_SQL_LANGUAGES:
+        return _SPARK_SQL
+    return name
+
+
+def _get(d, *keys):
+    for key in keys:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(key)
+    return d
+
+
+def _notebook_language(meta) -> str:
+    """The language of cells that do not say theirs.
+
+    Synapse and Fabric keep the PySpark kernel for every notebook and say the
+    notebook's own language (R, Scala, SQL) in ``language_info``; elsewhere the
+    two agree.
+    """
+    info = _language(_get(meta, "language_info", "name"))
+    spec = _language(_get(meta, "kernelspec", "language"))
+    if info is not None and info != "python":
+        return info
+    return info or spec or "python"
+
+
+def _cell_language(c: dict) -> Optional[str]:
+    """The language a code cell says it is in, if it says."""
+    return (
+        _language(c.get("language"))  # nbformat 3
+        or _language(_get(c, "metadata", "microsoft", "language"))  # Synapse, Fabric
+        or _language(_get(c, "metadata", "vscode", "languageId"))  # VS Code
+    )
 
 
 def _json_error(exc: json.JSONDecodeError) -> SourceError:
@@ -74,6 +170,34 @@ def _raw_rows(raw: str, key_positions: list[int], cell_lines: list[int]) -> list
     return rows
 
 
+def _notebook_cells(nb: dict) -> tuple[list, dict]:
+    """The raw cells of all worksheets, in order, and the key holding each cell type's text."""
+    major = nb.get("nbformat")
+    if major == 4 or (major is None and "cells" in nb):
+        raw_cells = nb.get("cells")
+        text_key = {"code": "source"}
+    elif major == 3:
+        worksheets = nb.get("worksheets")
+        if worksheets is None:
+            worksheets = []
+        if not isinstance(worksheets, list) or not all(isinstance(ws, dict) for ws in worksheets):
+            raise SourceError("not a valid notebook: 'worksheets' is not a list of objects")
+        raw_cells = []
+        for ws in worksheets:
+            cells = ws.get("cells")
+            if cells is None:
+                continue
+            if not isinstance(cells, list):
+                raise SourceError("not a valid notebook: a worksheet's 'cells' is not a list")
+            raw_cells.extend(cells)
+        text_key = {"code": "input"}
+    else:
+        raise SourceError(f"not a valid notebook: unsupported nbformat {major!r}")
+    if not isinstance(raw_cells, list) or not all(isinstance(c, dict) for c in raw_cells):
+        raise SourceError("not a valid notebook: 'cells' is not a list of objects")
+    return raw_cells, text_key
+
+
 def load_ipynb(path: str, data: bytes) -> Document:
     try:
         raw = data.decode("utf-8-sig")
@@ -85,27 +209,12 @@ def load_ipynb(path: str, data: bytes) -> Document:
         nb = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise _json_error(exc) from None
+    except RecursionError:
+        raise SourceError("not a valid notebook: JSON nested too deep") from None
     if not isinstance(nb, dict):
         raise SourceError("not a valid notebook: the top level is not a JSON object")
-    major = nb.get("nbformat")
-    if major == 4 or (major is None and "cells" in nb):
-        raw_cells = nb.get("cells")
-        text_key = {"code": "source"}
-    elif major == 3:
-        raw_cells = [c for ws in nb.get("worksheets") or [] for c in (ws.get("cells") or [])]
-        text_key = {"code": "input"}
-    else:
-        raise SourceError(f"not a valid notebook: unsupported nbformat {major!r}")
-    if not isinstance(raw_cells, list) or not all(isinstance(c, dict) for c in raw_cells):
-        raise SourceError("not a valid notebook: 'cells' is not a list of objects")
-
-    meta = nb.get("metadata") or {}
-    language = (
-        (meta.get("kernelspec") or {}).get("language")
-        or (meta.get("language_info") or {}).get("name")
-        or "python"
-    )
-    is_python = str(language).lower() in ("python", "python3", "pyspark", "ipython")
+    raw_cells, text_key = _notebook_cells(nb)
+    default_language = _notebook_language(nb.get("metadata"))
 
     doc = Document(path, "ipynb", raw, notebook=nb)
     key_positions, counts = [], []
@@ -123,66 +232,160 @@ def load_ipynb(path: str, data: bytes) -> Document:
     for cell, rows in zip(doc.cells, _raw_rows(raw, key_positions, counts)):
         cell.raw_rows = rows
 
-    py_lines: list[str] = []
-    py_map: list = []
-    for cell in doc.cells:
+    pieces = []  # (lines, line_map) of each Python cell
+    for cell, c in zip(doc.cells, raw_cells):
         if cell.kind != "code":
             continue
-        first = cell.text.lstrip().split("\n", 1)[0].strip()
-        if first.split(" ")[0] in _SQL_MAGICS:
-            _add_sql_cell(doc, cell)
+        if _first_word(cell.text) in _SQL_MAGICS:
+            _add_sql_cell(doc, cell, magic=True)
             continue
-        if not is_python:
+        language = _cell_language(c) or default_language
+        if language == _SPARK_SQL:
+            _add_sql_cell(doc, cell, magic=False)
+            continue
+        if language != "python":
             continue
         lines = _python_lines(cell.text)
         if lines is None:
             continue
-        for i, line in enumerate(lines):
-            py_lines.append(line)
-            py_map.append((cell.number, i, 0))
-    if py_lines:
-        doc.units.append(Unit(PYTHON, "\n".join(py_lines) + "\n", doc, py_map + [py_map[-1]]))
+        pieces.append((lines, [(cell.number, i, 0) for i in range(len(lines))]))
+    _add_python(doc, pieces)
     return doc
 
 
-def _add_sql_cell(doc: Document, cell: Cell) -> None:
+def _add_sql_cell(doc: Document, cell: Cell, magic: bool) -> None:
+    """A SQL cell as a SQL unit: after its magic line, or all of it.
+
+    AWS Glue interactive sessions continue ``%%sql`` lines with a trailing
+    backslash, which is not SQL: it becomes a space, so every other character
+    keeps its column.
+    """
     lines = cell.text.split("\n")
-    start = next(i for i, line in enumerate(lines) if line.strip())
-    body = lines[start + 1 :]
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    first = start + 1 if magic else 0
+    body = [_without_continuation(line) for line in lines[first:]]
     if not "\n".join(body).strip():
         return
-    line_map = [(cell.number, start + 1 + i, 0) for i in range(len(body))]
+    line_map = [(cell.number, first + i, 0) for i in range(len(body))]
     doc.units.append(Unit(SQL, "\n".join(body), doc, line_map))
+
+
+def _without_continuation(line: str) -> str:
+    body = line.rstrip()
+    if body.endswith("\\"):
+        return body[:-1] + " " + line[len(body):]
+    return line
+
+
+def _parses(text: str) -> bool:
+    """Whether CPython reads the text (a quick test: about ten times faster than libcst)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarning for "\d" and the like: not ours to print
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            return False
+    return True
+
+
+def _cell_error(text: str) -> Optional[SourceError]:
+    """Why a cell does not parse alone (message and place from ``python.parse``), or None."""
+    if _parses(text):
+        return None
+    from linter.sources.python import parse
+
+    try:
+        parse(text)  # libcst may read syntax newer than the running CPython
+    except SourceError as exc:
+        return exc
+    except Exception as exc:  # noqa: BLE001 - whatever libcst makes of odd input, it is a parse error
+        return SourceError(f"cannot parse Python: {type(exc).__name__}")
+    return None
+
+
+def _add_python(doc: Document, pieces: list) -> None:
+    """One Python unit of the cells ``pieces`` ((lines, line_map) each), and one per cell that does not parse."""
+    lines = [line for piece, _ in pieces for line in piece]
+    if not lines:
+        return
+    text = "\n".join(lines) + "\n"
+    errors: list = []
+    if not _parses(text):
+        good = []
+        for piece, line_map in pieces:
+            error = _cell_error("\n".join(piece) + "\n")
+            if error is None:
+                good.append((piece, line_map))
+            else:
+                errors.append((piece, line_map, error))
+        if errors:
+            pieces = good
+            lines = [line for piece, _ in pieces for line in piece]
+            text = "\n".join(lines) + "\n"
+    if lines:
+        line_map = [entry for _, piece_map in pieces for entry in piece_map]
+        doc.units.append(Unit(PYTHON, text, doc, line_map + [line_map[-1]]))
+    for piece, line_map, error in errors:
+        doc.units.append(Unit(PYTHON, "\n".join(piece) + "\n", doc, line_map + [line_map[-1]], error=error))
+
+
+def _cell_ranges(lines: list[str], command) -> list[tuple[int, int]]:
+    """(first row, row after the last) of each cell of a Databricks source file, the header line excluded."""
+    ranges = []
+    start = 1
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or command.match(lines[i].rstrip("\r")):
+            ranges.append((start, i))
+            start = i + 1
+    return ranges
 
 
 def load_databricks(path: str, text: str, encoding: str, bom: bool) -> Document:
     doc = Document(path, "databricks", text, encoding=encoding, bom=bom)
-    doc.units.append(Unit(PYTHON, text, doc))
     lines = text.split("\n")
-    cell_start = 1  # skip the header line
-    number = 0
-    for i in range(1, len(lines) + 1):
-        if i == len(lines) or _COMMAND.match(lines[i].rstrip("\r")):
-            number += 1
-            _databricks_cell(doc, lines, cell_start, i, number)
-            cell_start = i + 1
+    ranges = _cell_ranges(lines, _COMMAND)
+    errors = []
+    if not _parses(text):
+        for start, end in ranges:
+            error = _cell_error("\n".join(lines[start:end]) + "\n")
+            if error is not None:
+                errors.append((start, end, error))
+    if errors:
+        # The cells that parse, in place (the others blanked), so rows stay the file's.
+        kept = list(lines)
+        for start, end, _ in errors:
+            kept[start:end] = [""] * (end - start)
+        doc.units.append(Unit(PYTHON, "\n".join(kept), doc, [(None, row, 0) for row in range(len(kept))]))
+        for start, end, error in errors:
+            line_map = [(None, row, 0) for row in range(start, end)]
+            doc.units.append(Unit(PYTHON, "\n".join(lines[start:end]) + "\n", doc, line_map + [line_map[-1]],
+                                  error=error))
+    else:
+        doc.units.append(Unit(PYTHON, text, doc))
+    for start, end in ranges:
+        _databricks_cell(doc, lines, start, end)
     return doc
 
 
-def _databricks_cell(doc: Document, lines: list[str], start: int, end: int, number: int) -> None:
+def _databricks_cell(doc: Document, lines: list[str], start: int, end: int) -> None:
     body = [(row, lines[row].rstrip("\r")) for row in range(start, end)]
     magic = [(row, line) for row, line in body if line.strip()]
     if not magic or not _MAGIC.match(magic[0][1]):
         return
     first_row, first = magic[0]
     m = _MAGIC.match(first)
-    if first[m.end():].strip().split(" ")[0] not in _SQL_MAGICS:
+    if _first_word(first[m.end():]) not in _SQL_MAGICS:
         return
+    _add_magic_sql(doc, body, first_row, _MAGIC)
+
+
+def _add_magic_sql(doc: Document, body: list, first_row: int, prefix) -> None:
+    """The SQL of a ``%sql`` cell written on MAGIC lines, placed on them."""
     sql_lines, line_map = [], []
     for row, line in body:
         if row <= first_row:
             continue
-        m = _MAGIC.match(line)
+        m = prefix.match(line)
         if m:
             sql_lines.append(line[m.end():])
             line_map.append((None, row, m.end()))
@@ -193,3 +396,42 @@ def _databricks_cell(doc: Document, lines: list[str], start: int, end: int, numb
             break
     if "".join(sql_lines).strip():
         doc.units.append(Unit(SQL, "\n".join(sql_lines), doc, line_map))
+
+
+def is_databricks_sql(text: str) -> bool:
+    return text.lstrip("\ufeff").startswith(DATABRICKS_SQL_HEADER)
+
+
+def load_databricks_sql(path: str, text: str, encoding: str, bom: bool) -> Document:
+    """A Databricks SQL source notebook: a SQL unit per SQL cell, its ``%python`` cells as one Python unit."""
+    doc = Document(path, "databricks", text, encoding=encoding, bom=bom)
+    lines = text.split("\n")
+    pieces = []
+    for start, end in _cell_ranges(lines, _SQL_COMMAND):
+        body = [(row, lines[row].rstrip("\r")) for row in range(start, end)]
+        first_row = next((row for row, line in body if line.strip()), None)
+        if first_row is None:
+            continue
+        first = lines[first_row].rstrip("\r")
+        m = _SQL_MAGIC.match(first)
+        if m is None:
+            # A SQL cell, from its first line that is not blank: the cell's end ends its last statement.
+            body = [(row, line) for row, line in body if row >= first_row]
+            doc.units.append(Unit(SQL, "\n".join(line for _, line in body), doc, [(None, row, 0) for row, _ in body]))
+            continue
+        magic = _first_word(first[m.end():])
+        if magic in _SQL_MAGICS:
+            _add_magic_sql(doc, body, first_row, _SQL_MAGIC)
+        elif magic == "%python":
+            piece, line_map = [], []
+            for row, line in body:
+                if row <= first_row:
+                    continue
+                m = _SQL_MAGIC.match(line)
+                piece.append(line[m.end():] if m else "")
+                line_map.append((None, row, m.end() if m else 0))
+            if piece:
+                pieces.append((piece, line_map))
+        # %md, %scala, %r, %sh, %run, %pip ...: not SQL, not Python
+    _add_python(doc, pieces)
+    return doc
