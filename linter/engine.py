@@ -46,12 +46,53 @@ class PythonContext:
         return None
 
     def code_for(self, node) -> str:
-        return self.module.code_for_node(node)
+        """The node's code as written in the file.
+
+        libcst's ``Module.code_for_node`` generates it with no enclosing block:
+        continuation lines inside brackets (``ParenthesizedWhitespace`` with
+        ``indent=True``) lose the indentation of the blocks around the node.
+        """
+        import libcst as cst
+        from libcst._nodes.internal import CodegenState
+
+        module = self.module
+        blocks = [b for b in self._path_to(node) if isinstance(b, cst.IndentedBlock)]
+        if not blocks:
+            return module.code_for_node(node)
+        indent = [b.indent if b.indent is not None else module.default_indent for b in blocks]
+        state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline,
+                             indent_tokens=indent)
+        node._codegen(state)
+        return "".join(state.tokens)
+
+    def _path_to(self, node) -> list:
+        """The nodes from the module down to ``node`` (excluded): the walk's ancestors, then a search below."""
+        a = self.ancestors
+        for i in range(len(a) - 1, -1, -1):
+            if a[i] is node:
+                return a[:i]
+        if a:
+            below = _search(a[-1], node)
+            if below is not None:
+                return a[:-1] + below
+        return _search(self.module, node) or []
 
     def report(self, rule, node, message: str, fix: Optional[Fix] = None, help: Optional[str] = None,
                start=None):
         """Report ``node``; ``start`` (a node inside it) narrows where the span begins."""
         self.pending.append((rule.code, node, message, fix, help, start))
+
+
+def _search(root, node):
+    """The path from ``root`` (included) down to ``node`` (excluded), or None."""
+    stack = [(root, [root])]
+    while stack:
+        current, path = stack.pop()
+        for child in current.children:
+            if child is node:
+                return path
+            stack.append((child, path + [child]))
+    return None
 
 
 def _methods(rule_cls) -> list[tuple[str, type, str]]:

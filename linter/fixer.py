@@ -92,12 +92,58 @@ def _with_edits(doc: Document, edits) -> Document:
             old = doc.cells[number - 1].text
             new = _apply(old, cell_edits, "\n")
             if isinstance(cell.get(key), list):
-                cell[key] = new.splitlines(keepends=True)
+                cell[key] = source_strings(cell[key], cell_edits, new)
             else:
                 cell[key] = new
         return load_document(doc.path, dump_notebook(doc, nb).encode("utf-8"))
     text = _apply(doc.text, [(s, e, c) for _, s, e, c in edits], _newline(doc.text))
     return load_document(doc.path, encode(doc, text))
+
+
+def source_strings(strings: list, edits, new: str) -> list:
+    """A cell's new source as a list of strings, like the old list ``strings``.
+
+    Each string of the old list that no edit touches is kept as it was (the
+    JSON outside the edits stays byte-identical, whatever the list's layout:
+    one string per line as nbformat writes, or one string for the whole cell
+    as some exporters do); the new text around them is cut the way the old
+    strings it replaces were: after each newline when they held a line each,
+    else kept whole.
+    """
+    spans = sorted((s, e, len(c) - (e - s)) for s, e, c in edits)
+    out: list = []
+    pos = 0  # in the new text
+    run: list = []  # the old strings that edits touch, since the last kept one
+    start = 0  # of the current old string, in the old text
+
+    def flush(upto: int) -> None:
+        chunk = new[pos:upto]
+        if len(run) == 1 and run[0].count("\n") > run[0].endswith("\n"):
+            if chunk:
+                out.append(chunk)  # one string for several lines: keep it one
+        elif chunk:
+            out.extend(_lines(chunk))
+
+    for string in strings:
+        end = start + len(string)
+        touched = any(s < end and start < e for s, e, _ in spans)  # an insertion: strictly inside
+        if touched:
+            run.append(string)
+        else:
+            new_start = start + sum(delta for s, e, delta in spans if e <= start)
+            flush(new_start)
+            out.append(string)
+            pos = new_start + len(string)
+            run = []
+        start = end
+    flush(len(new))
+    return out if "".join(out) == new else _lines(new)
+
+
+def _lines(text: str) -> list:
+    """``text`` cut after each line feed (``str.splitlines`` also cuts at form feeds, ``\\r`` and others)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def notebook_cells(nb: dict) -> list:
@@ -164,8 +210,15 @@ def fix_source(path: str, data: bytes, settings, unsafe: bool) -> FixResult:
         candidates = []
         for unit_result in check_document(doc, settings, codes):
             unit = unit_result.unit
+            limit = _reliable_until(unit)
             for d in unit_result.diagnostics:
                 if d.fix is None or d.code not in fixable:
+                    continue
+                if limit is not None and any(e.end > limit for e in d.fix.edits):
+                    message = (f"{path}: the fix for {d.code} was not applied: libcst does not keep the form feed "
+                               f"at the start of line {unit.position(limit).row}, so positions after it are off")
+                    if message not in result.dropped:
+                        result.dropped.append(message)
                     continue
                 applicability = settings.applicability(d.code, d.fix.applicability)
                 if applicability == "unsafe" and not unsafe:
@@ -206,6 +259,28 @@ def fix_source(path: str, data: bytes, settings, unsafe: bool) -> FixResult:
     if fixed != data:
         result.fixed = fixed
     return result
+
+
+def _reliable_until(unit) -> Optional[int]:
+    """Where libcst's copy of a Python unit first differs from its text (None: nowhere).
+
+    Spans come from libcst's code generation, which drops a form feed at the
+    start of a line: every offset after it is off by one, so edits there
+    would land beside their text.
+    """
+    from linter.sources import PYTHON
+    from linter.sources.python import parse
+
+    text = unit.text
+    if unit.kind != PYTHON or "\f" not in text:
+        return None
+    try:
+        code = parse(text).code
+    except SourceError:
+        return None
+    if code == text:
+        return None
+    return len(os.path.commonprefix([code, text]))
 
 
 def _try(doc: Document, edits) -> Optional[Document]:

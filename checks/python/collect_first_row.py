@@ -1,7 +1,7 @@
 import libcst as cst
 
 from checks.python._driver import shown
-from checks.python._fixes import atom, replace
+from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, literal_int, method_name
 
@@ -97,5 +97,7 @@ class CollectFirstRow(PythonRule):
             f"`{name}.collect()[0]` brings every row of `{name}` to the driver to keep the first",
             help=f"use `{name}.first()` (None when empty) or `{name}.head()`",
             start=node.func.attr,
-            fix=replace(subscript, f"{atom(self.ctx, node.func.value)}.first()", "Use `first()`", safe=False),
+            # Only `collect()[0]` is rewritten: the receiver keeps its own text (a copy
+            # regenerated from libcst loses the indentation of its continuation lines).
+            fix=Fix("Use `first()`", (NodeEdit(subscript, "first()", start_node=node.func.attr),), UNSAFE),
         )
