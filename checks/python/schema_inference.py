@@ -101,7 +101,7 @@ class SchemaInference(PythonRule):
             if m == "format" and args:
                 format_given = True
                 if literal_string(args[0]):
-                    fmt = literal_string(args[0])
+                    fmt = literal_string(args[0]).rsplit(".", 1)[-1]  # "com.databricks.spark.csv" is csv
         if has_schema or not format_given or fmt.lower() not in ("csv", "json", "load"):
             # `load()` with no format reads spark.sql.sources.default (Parquet); Delta, Parquet, ORC... are typed
             return

@@ -22,8 +22,9 @@ class SentinelNullValue(PythonRule):
     Finds placeholder strings standing in for a missing value: `""`, `"N/A"`,
     `"NA"`, `"NULL"`, `"None"`, `"EMPTY"`, `"unknown"`, `"-"` (the list is
     configurable, compared case-insensitively) written by `fillna`,
-    `na.fill`, `F.when(...)`/`.otherwise(...)`, `withColumn(name,
-    F.lit(...))` and `F.coalesce(..., F.lit(...))`. A `coalesce` inside
+    `na.fill`, `replace`/`na.replace` (a placeholder as the new value),
+    `F.when(...)`/`.otherwise(...)`, `withColumn(name, F.lit(...))` and
+    `F.coalesce(..., F.lit(...))`. A `coalesce` inside
     `concat_ws`, `concat` or a hash (`md5`, `sha2`, `hash`) is not reported: it
     formats one part of a key or a checksum, and the result is not stored as
     the column's value.
@@ -64,7 +65,7 @@ class SentinelNullValue(PythonRule):
     code = "SPK301"
     name = "sentinel-null-value"
     summary = "a placeholder string such as \"N/A\" stands in for null"
-    triggers = ("fillna", "fill", "when", "otherwise", "lit", "coalesce")
+    triggers = ("fillna", "fill", "when", "otherwise", "lit", "coalesce", "replace")
     options = {
         "sentinels": Option(DEFAULT_SENTINELS, "Placeholder values to report (case-insensitive)."),
         "fix-to-null": Option(False, "Offer the (unsafe) fix that writes a typed null instead."),
@@ -79,6 +80,7 @@ class SentinelNullValue(PythonRule):
         Invalid(_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise(F.lit('-'))\n"),
         Invalid(_SETUP + "customers = customers.withColumn('segment', F.lit('EMPTY'))\n"),
         Invalid(_SETUP + "c = F.coalesce(F.col('city'), F.lit(''))\n"),
+        Invalid(_SETUP + "customers = customers.na.replace([''], ['UNKNOWN'], 'city')\n"),
         Invalid(_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise('N/A')\n",
                 options={"fix-to-null": True}, unsafe=True,
                 fixed=_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise(F.lit(None).cast('string'))\n"),
@@ -92,6 +94,7 @@ class SentinelNullValue(PythonRule):
         Valid(_SETUP + "customers = customers.withColumn('source', F.lit('crm'))\n"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nframe = frame.fillna('N/A')\n"),
         Valid(_SETUP + "c = F.coalesce(F.col('city'), F.col('town'))\n"),
+        Valid(_SETUP + "customers = customers.na.replace(['N/A', ''], [None, None], 'city')\n"),
         Valid(_SETUP + "key = F.md5(F.concat_ws('||', F.coalesce(F.trim('a'), F.lit('')), F.col('b')))\n"),
     )
 
@@ -146,6 +149,18 @@ class SentinelNullValue(PythonRule):
                     # The fix drops the fill: the values stay null.
                     receiver = node.func.value.value if method == "fill" else node.func.value
                     self._report(value, text, f"`{method}`", node, source(self.ctx, receiver))
+            return
+        if method == "replace" and len(node.args) >= 2:
+            receiver = semantic.infer(node.func.value)
+            if receiver is None or receiver.kind not in (DATAFRAME, NA):
+                return
+            # df.na.replace([""], ["UNKNOWN"]): a real value (often a blank) turned into a placeholder
+            value = node.args[1].value
+            values = [e.value for e in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
+            for item in values:
+                text = self._sentinel(item)
+                if text is not None and text != "":
+                    self._report(item, text, f"`{method}`")
             return
         if semantic.is_function(node.func, {"when"}) and len(node.args) >= 2:
             text = self._sentinel(node.args[1].value)

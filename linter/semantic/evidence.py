@@ -69,7 +69,10 @@ FOREIGN_MODULES = (
     "geopandas", "numpy", "pyspark.pandas", "databricks.koalas", "koalas",
 )
 
-_BATCH_FUNCTION = re.compile(r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?([A-Za-z_]\w*)\s*\)")
+# `writeStream.foreachBatch(fn)`, AWS Glue's `glueContext.forEachBatch(frame=..., batch_function=fn, ...)`
+_BATCH_FUNCTION = re.compile(
+    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?([A-Za-z_]\w*)\s*\)|\bbatch_function\s*=\s*([A-Za-z_]\w*)"
+)
 # Calls whose argument is a Spark DataFrame (qualified names after imports are resolved).
 DATAFRAME_TAKING = frozenset({"awsglue.dynamicframe.DynamicFrame.fromDF", "pyspark.sql.functions.broadcast"})
 _MEMBER = re.compile(r"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\b")
@@ -125,7 +128,10 @@ class Evidence:
         """Whether ``name`` is given to ``writeStream.foreachBatch``: its first parameter is a DataFrame."""
         if self._batch_functions is None:
             text = self.text or ""
-            self._batch_functions = set(_BATCH_FUNCTION.findall(text)) if "foreachBatch" in text else set()
+            self._batch_functions = (
+                {a or b for a, b in _BATCH_FUNCTION.findall(text)} if "achBatch" in text or "batch_function" in text
+                else set()
+            )
         return name in self._batch_functions
 
     def _watched_keys(self) -> set:

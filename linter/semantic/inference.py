@@ -178,6 +178,11 @@ class Inference:
                 if method in ("toDF", "to_spark"):
                     # RDD, Glue DynamicFrame, DeltaTable, pandas-on-Spark frames: all make DataFrames
                     return Value(DATAFRAME, UNBOUNDED, node=node)
+                if method == "transform" and len(node.args) == 1 and node.args[0].keyword is None:
+                    # an ML model or pipeline's transform(dataset): a DataFrame in, a DataFrame out
+                    dataset = self._infer(node.args[0].value)
+                    if dataset is not None and dataset.kind == DATAFRAME:
+                        return Value(DATAFRAME, dataset.bound, node=node, flags=dataset.flags, why=dataset.why)
                 if isinstance(func.value, cst.Name):
                     scope = self.binding_scope(func.value.value)
                     if scope is not None and self.refuted(func.value.value, scope.node):
@@ -209,7 +214,8 @@ class Inference:
         return None
 
     def _function_call(self, q: str, node: cst.Call) -> Optional[Value]:
-        if q in self.extra_dataframe_functions or q in DLT_READS:
+        if q in self.extra_dataframe_functions or q in DLT_READS or q == "pyspark.sql.DataFrame":
+            # (`DataFrame(jdf, sql_ctx)`: a frame a library wraps from the JVM)
             return Value(DATAFRAME, UNBOUNDED, node=node)
         if q in SQL_CONTEXTS:
             return Value(SESSION)
