@@ -294,3 +294,29 @@ def test_malformed_notebooks_never_traceback(tmp_path):
         "ws_int.ipynb:1:1: SPK001 not a valid notebook: 'worksheets' is not a list of objects",
     ], r.out
     assert lines[3].startswith("nul.ipynb:cell 1:") and " SPK001 cannot parse Python" in lines[3]
+
+
+# 5. Databricks exports that lost their header line ---------------------------------------------------------------
+
+def test_python_export_without_header_is_read_cell_by_cell(tmp_path, run):
+    # as book repositories keep them: `# COMMAND ----------` separators, no `# Databricks notebook source`
+    path = write(tmp_path / "chapter_3.py",
+                 'retail = spark.read.format("csv")\\\n  .option("header", "true")\\\n'
+                 '  .option("inferSchema", "true")\\\n  .load("/data/retail/*.csv")\n\n'
+                 "# COMMAND ----------\n\n"
+                 "from pyspark.ml.clustering import KMeans\nkmeans = KMeans().setK(20).setSeed(1L)\n\n"
+                 "# COMMAND ----------\n\n"
+                 "rows = retail.collect()\n")
+    assert _places(run, path) == {(None, 1, 10, "SPK405"), (None, 9, 36, "SPK001"), (None, 13, 15, "SPK101")}
+
+
+def test_sql_export_without_header_splits_statements_at_cells(tmp_path, run):
+    path = write(tmp_path / "chapter_10.sql",
+                 "SELECT dest_country_name FROM flights LIMIT 10\n\n-- COMMAND ----------\n\n"
+                 "SELECT * FROM flights\n")
+    assert _places(run, path) == {(None, 5, 8, "SPK501")}
+
+
+def test_a_python_file_that_mentions_command_lines_in_a_string_is_plain_python(tmp_path, run):
+    path = write(tmp_path / "job.py", 'SEPARATOR = """\n# COMMAND ----------\n"""\nrows = spark.table("t").collect()\n')
+    assert _places(run, path) == {(None, 4, 25, "SPK101")}

@@ -149,16 +149,16 @@ def load_document(path: str, data: bytes) -> Document:
         doc.units.append(Unit(CONFIG, text, doc))
         return doc
     if lower.endswith(".sql"):
-        from linter.sources.notebook import is_databricks_sql, load_databricks_sql
+        from linter.sources.notebook import is_databricks_export, is_databricks_sql, load_databricks_sql
 
-        if is_databricks_sql(text):
+        if is_databricks_sql(text) or is_databricks_export(text, "--"):
             return load_databricks_sql(path, text, encoding, bom)
         doc = Document(path, "sql", text, encoding=encoding, bom=bom)
         doc.units.append(Unit(SQL, text, doc))
         return doc
-    from linter.sources.notebook import DATABRICKS_HEADER, load_databricks
+    from linter.sources.notebook import DATABRICKS_HEADER, is_databricks_export, load_databricks
 
-    if text.lstrip("\ufeff").startswith(DATABRICKS_HEADER):
+    if text.lstrip("\ufeff").startswith(DATABRICKS_HEADER) or is_databricks_export(text, "#"):
         return load_databricks(path, text, encoding, bom)
     doc = Document(path, "python", text, encoding=encoding, bom=bom)
     doc.units.append(Unit(PYTHON, text, doc))

@@ -332,8 +332,9 @@ def _add_python(doc: Document, pieces: list) -> None:
 def _cell_ranges(lines: list[str], command) -> list[tuple[int, int]]:
     """(first row, row after the last) of each cell of a Databricks source file, the header line excluded."""
     ranges = []
-    start = 1
-    for i in range(1, len(lines) + 1):
+    first = lines[0].lstrip("\ufeff").rstrip("\r") if lines else ""
+    start = 1 if first in (DATABRICKS_HEADER, DATABRICKS_SQL_HEADER) else 0  # an export without its header
+    for i in range(start, len(lines) + 1):
         if i == len(lines) or command.match(lines[i].rstrip("\r")):
             ranges.append((start, i))
             start = i + 1
@@ -396,6 +397,15 @@ def _add_magic_sql(doc: Document, body: list, first_row: int, prefix) -> None:
             break
     if "".join(sql_lines).strip():
         doc.units.append(Unit(SQL, "\n".join(sql_lines), doc, line_map))
+
+
+def is_databricks_export(text: str, comment: str) -> bool:
+    """A Databricks notebook exported without its header line: cells still split by ``COMMAND ----------`` lines.
+
+    Books and repositories often keep these (the header was cut when the files
+    were collected); read them as the notebooks they are, cell by cell.
+    """
+    return "COMMAND ---" in text and re.search(rf"(?m)^{re.escape(comment)} COMMAND -{{4,}}[ \t\r]*$", text) is not None
 
 
 def is_databricks_sql(text: str) -> bool:
