@@ -55,6 +55,8 @@ PRELUDE = "from pyspark.sql import SparkSession, DataFrame\nfrom pyspark.sql imp
     ("spark.table('t')['a']", COLUMN, None),
     ("spark.table('t').amount", COLUMN, None),
     ("spark.table('t')[['a', 'b']]", DATAFRAME, UNBOUNDED),
+    ("import functools\n@functools.lru_cache\ndef load() -> DataFrame:\n    return spark.table('t')\nload()",
+     DATAFRAME, UNBOUNDED),
 ])
 def test_inference(code, kind, bound):
     value = infer_last(PRELUDE + code + "\n")
@@ -67,6 +69,8 @@ def test_inference(code, kind, bound):
     "spark = object()\nspark.table('t')",
     "gc.collect",
     "def f(df):\n    return df\nf(1)",
+    # a decorator of its own may return anything: `-> DataFrame` no longer says what a call gives
+    "@se.with_expectations(target_table='t')\ndef build() -> DataFrame:\n    return spark.table('t')\nbuild()",
 ])
 def test_not_spark_is_never_spark(code):
     value = infer_last(code + "\n")

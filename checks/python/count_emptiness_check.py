@@ -80,6 +80,7 @@ class CountEmptinessCheck(PythonRule):
         Invalid(_SETUP + "def load(data):\n    count = data.where('ok').count()\n    if not count:\n"
                 "        raise SystemExit('empty')\n    data.write.parquet('out')\n"),
         Invalid(_SETUP + "if not orders.tail(1):\n    pass\n", fixed=_SETUP + "if orders.isEmpty():\n    pass\n"),
+        Invalid(_SETUP + "if not orders.count() > 0:\n    pass\n", fixed=_SETUP + "if orders.isEmpty():\n    pass\n"),
         Invalid(_SETUP + "if len(orders.collect()) > 1:\n    pass\n", fixed=_SETUP + "if orders.count() > 1:\n    pass\n"),
         Invalid(_SETUP + "def process(batch, batch_id):\n    if batch.count() > 0:\n        batch.write.save()\n\n"
                 "orders.writeStream.foreachBatch(process).start()\n",
@@ -186,7 +187,13 @@ class CountEmptinessCheck(PythonRule):
         if found is None or number is None:
             return
         if (op, number) in _EMPTY or (op, number) in _NOT_EMPTY:
-            self._report(node, found, empty=(op, number) in _EMPTY)
+            empty = (op, number) in _EMPTY
+            parent = self.ctx.parent_of(node)
+            if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+                # `not df.count() > 0` is `df.isEmpty()`, not `not not df.isEmpty()`
+                self._report(node, found, empty=not empty, replaced=parent)
+            else:
+                self._report(node, found, empty=empty)
         elif found[1].startswith("len(") and method_name(counted.args[0].value) == "collect":
             receiver = found[0]
             self.ctx.report(self, counted, f"`{found[1]}` brings every row to the driver to count them",

@@ -15,6 +15,12 @@ from linter.semantic.values import (
 )
 
 
+_TRANSPARENT_DECORATORS = frozenset(
+    "staticmethod classmethod property cached_property abstractmethod override overload wraps cache lru_cache "
+    "setter getter deleter total_ordering final".split()
+)
+
+
 class _Scope:
     __slots__ = ("kind", "names", "cond", "returns", "node", "attrs")
 
@@ -141,9 +147,13 @@ class Scopes:
         if any(self.is_function(d, {"udf", "pandas_udf"}) for d in decorators):
             self.bind(node.name.value, Value(UDF, detail=node, node=node))
         else:
+            flags = None
             if returns is None and any(self.qualified_name(d) in DLT_DATASETS for d in decorators):
                 returns = Value(DATAFRAME, UNBOUNDED, node=node)  # a Delta Live Tables dataset returns a DataFrame
-            self.bind(node.name.value, Value(FUNCTION, detail=returns, node=node))
+            elif any(not self._transparent(d) for d in decorators):
+                # a decorator of its own may return anything (a StreamingQuery, a wrapper): calls are unknown
+                returns, flags = None, {"opaque"}
+            self.bind(node.name.value, Value(FUNCTION, detail=returns, node=node, flags=flags))
         scope = _Scope("function", node)
         self.scopes.append(scope)
         params = node.params
@@ -165,11 +175,16 @@ class Scopes:
         binding = self.lookup(node.name.value)
         if binding is None or binding.kind != FUNCTION or binding.node is not node:
             return
-        if binding.detail is None and scope.returns:
+        if binding.detail is None and scope.returns and not binding.flags:
             result = scope.returns[0]
             for other in scope.returns[1:]:
                 result = merge(result, other)
             binding.detail = result
+
+    def _transparent(self, decorator) -> bool:
+        """A decorator that keeps what the function returns (``staticmethod``, ``functools.cache`` ...)."""
+        name = self.qualified_name(decorator) or dotted_name(decorator) or ""
+        return name.split(".")[-1] in _TRANSPARENT_DECORATORS or name.startswith(("functools.", "typing.", "abc."))
 
     def _enter_class(self, node: cst.ClassDef) -> None:
         self.bind(node.name.value, Value(CLASS, detail=node.name.value, node=node))
@@ -178,7 +193,10 @@ class Scopes:
         # Methods annotated `-> DataFrame` are known before the methods that call them are read.
         if isinstance(node.body, cst.IndentedBlock):
             for stmt in node.body.body:
-                if isinstance(stmt, cst.FunctionDef) and stmt.returns is not None:
+                if isinstance(stmt, cst.FunctionDef) and stmt.returns is not None and all(
+                    self._transparent(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                    for d in stmt.decorators
+                ):
                     returns = self.annotation_value(stmt.returns.annotation)
                     if returns is not None:
                         scope.names[stmt.name.value] = Value(FUNCTION, detail=returns, node=stmt)
