@@ -10,14 +10,33 @@ _SETUP = (
 _NONDETERMINISTIC = (
     "random.", "uuid.uuid1", "uuid.uuid4", "time.time", "time.monotonic", "time.perf_counter", "secrets.",
     "numpy.random.", "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today",
-    "datetime.date.today",
+    "datetime.date.today", "faker.",
 )
+
+
+def _faker_names(ctx) -> frozenset:
+    """Module-level names bound to a ``faker.Faker()`` generator."""
+    names = getattr(ctx, "_faker_names", None)
+    if names is None:
+        found = set()
+        if "Faker" in ctx.unit.text:
+            for statement in ctx.module.body:
+                for small in getattr(statement, "body", ()):
+                    if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and \
+                            (ctx.semantic.qualified_name(small.value.func) or "").startswith("faker."):
+                        found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+        names = ctx._faker_names = frozenset(found)
+    return names
 
 
 def nondeterministic_call(ctx, function):
     for node in walk_expression(function.body):
         if isinstance(node, cst.Call):
             q = ctx.semantic.qualified_name(node.func)
+            if q is None and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name) \
+                    and node.func.value.value in _faker_names(ctx):
+                # `fake.name()` where `fake = Faker()`: the generator's methods draw random values
+                q = f"faker.Faker.{node.func.attr.value}"
             if q and (q.startswith(_NONDETERMINISTIC) or q in {n.rstrip(".") for n in _NONDETERMINISTIC}):
                 return node, q
     return None
@@ -27,8 +46,8 @@ class NondeterministicUdf(PythonRule):
     """
     ## What it does
     Finds Python UDFs whose body calls `random`, `uuid.uuid4`, `time.time`,
-    `datetime.now`, `secrets` or `numpy.random`, and that are not marked
-    `.asNondeterministic()`.
+    `datetime.now`, `secrets`, `numpy.random` or a `faker.Faker()` generator,
+    and that are not marked `.asNondeterministic()`.
 
     ## Why is this bad?
     Spark assumes a UDF returns the same output for the same input: the
@@ -69,6 +88,7 @@ class NondeterministicUdf(PythonRule):
         Invalid(_SETUP + "new_id = udf(lambda: str(uuid.uuid4()), 'string')\n"),
         Invalid(_SETUP + "@udf('double')\ndef jitter(x):\n    return x + random.random()\n"),
         Invalid(_SETUP + "stamp = udf(lambda s: f'{s}-{datetime.now()}', 'string')\n"),
+        Invalid(_SETUP + "from faker import Faker\nfake = Faker()\nsynthetic = udf(lambda s: fake.name(), 'string')\n"),
     )
     valid = (
         Valid(_SETUP + "new_id = udf(lambda: str(uuid.uuid4()), 'string').asNondeterministic()\n"),

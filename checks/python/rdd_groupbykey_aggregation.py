@@ -12,8 +12,9 @@ class RddGroupbykeyAggregation(PythonRule):
     """
     ## What it does
     Finds `rdd.groupByKey()` followed by `mapValues(...)` that reduces each
-    group to one value with `sum`, `len`, `max`, `min` or a lambda calling one
-    of them.
+    group to one value with `sum`, `len`, `max`, `min`, `functools.reduce` or a
+    lambda calling one of them, or by `map(lambda kv: (kv[0], <the same>(kv[1])))`
+    written on the (key, values) pair.
 
     ## Why is this bad?
     `groupByKey` shuffles every value and builds each key's full list in
@@ -50,15 +51,20 @@ class RddGroupbykeyAggregation(PythonRule):
         Invalid(_SETUP + "totals = pairs.groupByKey().mapValues(sum)\n"),
         Invalid(_SETUP + "counts = pairs.groupByKey().mapValues(len).collectAsMap()\n"),
         Invalid(_SETUP + "top = pairs.groupByKey().mapValues(lambda vs: max(vs))\n"),
+        Invalid(_SETUP + "from functools import reduce\n"
+                "totals = pairs.groupByKey().map(lambda row: (row[0], reduce(lambda a, b: a + b, row[1])))\n"),
+        Invalid(_SETUP + "totals = pairs.groupByKey().map(lambda kv: (kv[0], sum(kv[1])))\n"),
     )
     valid = (
         Valid(_SETUP + "totals = pairs.reduceByKey(lambda a, b: a + b)\n"),
         Valid(_SETUP + "lists = pairs.groupByKey().mapValues(list)\n"),
         Valid("groups = store.groupByKey().mapValues(sum)\n"),
+        Valid(_SETUP + "firsts = pairs.groupByKey().map(lambda kv: (kv[0], sorted(kv[1])[0]))\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if method_name(node) != "mapValues" or len(node.args) != 1:
+        method = method_name(node)
+        if method not in ("mapValues", "map") or len(node.args) != 1:
             return
         inner = node.func.value
         if not (isinstance(inner, cst.Call) and method_name(inner) == "groupByKey"):
@@ -67,22 +73,60 @@ class RddGroupbykeyAggregation(PythonRule):
         if value is None or value.kind != RDD:
             return
         func = node.args[0].value
-        reducer = None
-        if isinstance(func, cst.Name) and func.value in _REDUCERS:
-            reducer = func.value
-        elif isinstance(func, cst.Lambda) and len(func.params.params) == 1:
-            body = func.body
-            param = func.params.params[0].name.value
-            if (isinstance(body, cst.Call) and isinstance(body.func, cst.Name) and body.func.value in _REDUCERS
-                    and len(body.args) == 1 and isinstance(body.args[0].value, cst.Name)
-                    and body.args[0].value.value == param):
-                reducer = body.func.value
-        if reducer is None or self.ctx.semantic.is_bound(reducer):
+        found = self._reducer(func) if method == "mapValues" else self._pair_reducer(func)
+        if found is None:
             return
+        reducer, use = found
         self.ctx.report(
             self,
             node,
-            f"`groupByKey().mapValues({reducer})` shuffles every value and holds each key's list in memory",
-            help=f"use `reduceByKey({_REDUCERS[reducer]})`, which combines values before the shuffle",
+            f"`groupByKey().{method}(...{reducer}...)` shuffles every value and holds each key's list in memory",
+            help=f"use `reduceByKey({use})`, which combines values before the shuffle",
             start=inner.func.attr,
         )
+
+    def _reducer(self, func, values: str = None):
+        """(reducer shown, what reduceByKey takes) for `sum`, `lambda vs: max(vs)`, `lambda vs: reduce(f, vs)`."""
+        if values is None:
+            if isinstance(func, cst.Name) and func.value in _REDUCERS and not self.ctx.semantic.is_bound(func.value):
+                return func.value, _REDUCERS[func.value]
+            if not (isinstance(func, cst.Lambda) and len(func.params.params) == 1):
+                return None
+            values, func = func.params.params[0].name.value, func.body
+        if not isinstance(func, cst.Call) or not isinstance(func.func, cst.Name):
+            return None
+        args = [a.value for a in func.args]
+        name = func.func.value
+        if name in _REDUCERS and len(args) == 1 and _is(args[0], values) and not self.ctx.semantic.is_bound(name):
+            return name, _REDUCERS[name]
+        if name == "reduce" and len(args) == 2 and _is(args[1], values):
+            bound = self.ctx.semantic.qualified_name(func.func)
+            if bound in (None, "functools.reduce") and (bound or not self.ctx.semantic.is_bound("reduce")):
+                return "reduce", self.ctx.code_for(args[0])
+        return None
+
+    def _pair_reducer(self, func):
+        """``map(lambda kv: (kv[0], sum(kv[1])))``: the same, written on the (key, values) pair."""
+        if not (isinstance(func, cst.Lambda) and len(func.params.params) == 1 and isinstance(func.body, cst.Tuple)):
+            return None
+        pair = func.params.params[0].name.value
+        elements = [e.value for e in func.body.elements]
+        if len(elements) != 2 or not _item(elements[0], pair, 0):
+            return None
+        body = elements[1]
+        if isinstance(body, cst.Call) and body.args and _item(body.args[-1].value, pair, 1):
+            renamed = body.with_changes(args=[*body.args[:-1], body.args[-1].with_changes(value=cst.Name("_values"))])
+            return self._reducer(renamed, "_values")
+        return None
+
+
+def _is(node, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _item(node, name: str, index: int) -> bool:
+    """``name[index]``."""
+    if not (isinstance(node, cst.Subscript) and _is(node.value, name) and len(node.slice) == 1):
+        return False
+    element = node.slice[0].slice
+    return isinstance(element, cst.Index) and isinstance(element.value, cst.Integer) and element.value.value == str(index)

@@ -43,6 +43,8 @@ def _type(ctx, node) -> Optional[str]:
     if isinstance(node, cst.BinaryOperation):
         if isinstance(node.operator, cst.Divide):
             return "float"  # Python 3's / always returns a float
+        if isinstance(node.operator, (cst.Power, cst.Subtract, cst.FloorDivide)):
+            return "number"  # no str operand survives `**`, `-` or `//`
         if isinstance(node.operator, cst.Add) and "str" in (_type(ctx, node.left), _type(ctx, node.right)):
             return "str"
         return None
@@ -108,6 +110,7 @@ class UdfMissingReturnType(PythonRule):
     doc_setup = "from pyspark.sql.functions import udf\nfrom pyspark.sql.types import IntegerType\n"
 
     invalid = (
+        Invalid(_SETUP + "def power3(value):\n    return value ** 3\n\npower3udf = udf(power3)\n"),
         Invalid(_SETUP + "word_count = udf(lambda s: len(s.split()))\n", unsafe=True,
                 fixed=_SETUP + "word_count = udf(lambda s: len(s.split()), \"bigint\")\n"),
         Invalid(_SETUP + "@udf\ndef score(a, b):\n    return a * 2 + b\n"),
