@@ -11,7 +11,7 @@ from typing import Optional
 
 from linter import noqa, registry
 from linter.diagnostics import Diagnostic, Edit, Finding, Fix, Location, NodeEdit
-from linter.sources import CONFIG, PYTHON, SQL, Document, SourceError, Unit, load_document
+from linter.sources import CONFIG, PYTHON, SQL, Document, SourceError, Unit, is_test_path, load_document
 
 PARSE_ERROR = "SPK001"
 UNUSED_NOQA = "SPK002"
@@ -141,7 +141,9 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         return []
     # A rule runs only where one of its trigger words occurs; a file no rule and no SQL wants is not parsed.
     python_rules, sql_wanted = _selection(codes)
-    rules = [r for r in python_rules if r.triggers is None or any(w in text for w in r.triggers)]
+    in_tests = is_test_path(unit.document.path)
+    rules = [r for r in python_rules if (r.triggers is None or any(w in text for w in r.triggers))
+             and not (in_tests and r.skip_in_tests)]
     embedded_wanted = sql_wanted and _EMBEDDED_HINT.search(text) is not None
     from linter.configcheck import python_wants_config
 
@@ -283,7 +285,7 @@ class EmbeddedSql:
             if mode == "expression":
                 embedded = embedded.wrapped("SELECT ")
             sql_unit = Unit(SQL, embedded.text, unit.document)
-            for d in run_sql(sql_unit, settings, codes, expression=mode == "expression"):
+            for d in run_sql(sql_unit, settings, codes, expression=mode == "expression", embedded=True):
                 if d.code == PARSE_ERROR and embedded.placeholders:
                     continue  # a template field may be what does not parse
                 span = embedded.source_span(d.start, d.end)
@@ -309,8 +311,9 @@ def _embedded_fix(fix, embedded):
     return Fix(fix.message, tuple(edits), fix.applicability)
 
 
-def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False) -> list[Diagnostic]:
-    """``expression``: the text is ``SELECT <an expression from F.expr, selectExpr, filter>``."""
+def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False, embedded: bool = False) -> list[Diagnostic]:
+    """``expression``: the text is ``SELECT <an expression from F.expr, selectExpr, filter>``;
+    ``embedded``: the text is a string literal of Python code (``spark.sql("...")``)."""
     from linter.sources.sql import is_templated, parse_statements, untemplate
 
     fields: list = []
@@ -327,6 +330,7 @@ def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False) ->
         return out
     ctx = SqlContext(unit, settings)
     ctx.expression = expression
+    ctx.embedded = embedded
     dispatch: dict[str, list] = {}
     for rule_cls in rules:
         rule = rule_cls(ctx)
@@ -368,6 +372,7 @@ class SqlContext:
         self.settings = settings
         self.statement = None
         self.expression = False  # the outermost SELECT is sparkcheck's wrapper around an expression
+        self.embedded = False  # SQL in a Python string literal
         self.diagnostics: list[Diagnostic] = []
 
     def report(self, rule, node, message: str, fix: Optional[Fix] = None, help: Optional[str] = None):

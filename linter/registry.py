@@ -58,6 +58,11 @@ class Valid(_Example):
     options: Optional[dict] = None
 
 
+_IN_TESTS = (
+    "Not reported in test modules (`test_*.py`, `*_test.py`, `conftest.py`, files under `tests/`): they run on\n"
+    "a handful of rows, where what this rule is about costs nothing.\n"
+)
+
 class Rule:
     code: str = ""
     name: str = ""
@@ -70,6 +75,8 @@ class Rule:
     min_spark: Optional[str] = None
     options: dict[str, Option] = {}
     triggers: Optional[tuple[str, ...]] = None  # words a file must contain for the rule to run (None: always)
+    # Not run on test modules (test_*.py, *_test.py, conftest.py, tests/): about costs that need real data sizes
+    skip_in_tests: bool = False
     invalid: tuple = ()
     valid: tuple = ()
     doc_setup: str = ""  # code that defines the names the manual's examples use
@@ -80,7 +87,11 @@ class Rule:
 
     @classmethod
     def manual(cls) -> str:
-        return _dedent(cls.__doc__ or "")
+        text = _dedent(cls.__doc__ or "")
+        if cls.skip_in_tests and "\n## Why is this bad?" in text:
+            # said once here for every such rule, at the end of "What it does"
+            text = text.replace("\n## Why is this bad?", "\n" + _IN_TESTS + "\n## Why is this bad?", 1)
+        return text
 
     @classmethod
     def sections(cls) -> dict[str, str]:

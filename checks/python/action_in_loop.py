@@ -100,6 +100,7 @@ class ActionInLoop(PythonRule):
     """
 
     code = "SPK104"
+    skip_in_tests = True
     name = "action-in-loop"
     summary = "a DataFrame action runs a Spark job on every iteration of a loop"
     triggers = tuple(ACTIONS)

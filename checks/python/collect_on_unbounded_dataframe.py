@@ -17,21 +17,24 @@ class CollectOnUnboundedDataFrame(PythonRule):
     Finds `collect()` and `toLocalIterator()` on a DataFrame (or an RDD made from
     files or from a DataFrame) whose number of rows nothing bounds.
 
-    sparkcheck reports only what it can prove is a DataFrame: the result of
-    `spark.read...`, `spark.table`, `spark.sql`, `SparkSession.builder...` sessions,
-    parameters and functions annotated with pyspark's `DataFrame`, and DataFrame
-    methods applied to those, followed through assignments and returns in the
-    file. The name `spark` counts as a SparkSession unless the file binds it to
-    something else, as notebooks and Databricks jobs provide it. Any other object
-    with a `collect` method (`gc.collect()`, a metrics collector) is left alone.
+    A DataFrame is known where it is made (`spark.read...`, `spark.table`,
+    `spark.sql`, AWS Glue's `toDF()`, Delta, DLT, pyspark annotations, DataFrame
+    methods on those, followed through assignments, returns and `self.x`) and
+    from how the code uses it: a parameter `df` on which `withColumn`,
+    `toPandas`, `.write`... are called, or that `filter` is given a pyspark
+    Column, is a DataFrame (the message says which evidence). pandas, polars,
+    dask, ibis and ORM objects never are, whatever else is called on them, so
+    `LazyFrame.collect()` and `gc.collect()` are left alone.
 
-    A DataFrame counts as bounded after `limit(n)` (with `n` up to `max-rows`), a
-    global aggregate (`agg(...)`, `groupBy().agg(...)`, a `select` of aggregate
-    functions only, SQL `SELECT count(*) ...` without `GROUP BY`), `describe()`,
-    and when its rows were built on the driver (`createDataFrame`, a small
-    `spark.range`). When a variable may hold different DataFrames (assigned in
-    an `if` branch) or comes from SQL text sparkcheck cannot read (an f-string),
-    the rule stays quiet. `collect()[0]` is left to SPK105 (collect-first-row).
+    Rows are unbounded unless something proves them few: `limit(n)` (with `n`
+    up to `max-rows`), a global aggregate (`agg(...)`, `groupBy().agg(...)`, a
+    `select` of aggregate functions only), `describe()`, `sample(...)`, rows
+    built on the driver (`createDataFrame`, a small `spark.range`), SQL with a
+    `LIMIT`, without `FROM` (`SELECT current_user()`), of aggregates only, or
+    that is not a query (`SHOW`, `DESCRIBE`, `SET`). SQL built with an f-string
+    is read with its fields as names. When a variable holds a limited frame on
+    one branch only (`if debug: df = df.limit(100)`), the rule stays quiet.
+    `collect()[0]` is left to SPK105 (collect-first-row).
 
     ## Why is this bad?
     `collect()` ships every row to the driver and holds them all in its memory
@@ -67,6 +70,7 @@ class CollectOnUnboundedDataFrame(PythonRule):
     """
 
     code = "SPK101"
+    skip_in_tests = True
     name = "collect-on-unbounded-dataframe"
     summary = "`collect()` or `toLocalIterator()` on a DataFrame whose rows nothing bounds"
     triggers = ("collect", "toLocalIterator")
@@ -86,6 +90,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
             + "for r in load('/data/in').select('id').collect():\n    print(r)\n"
         ),
         Invalid("rows = spark.table('customers').collect()\n", path="notebook_cell.py"),
+        Invalid("from pyspark.sql import functions as F\n\ndef positives(df):\n"
+                "    return df.filter(F.col('amount') > 0).collect()\n"),
     )
     valid = (
         Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),
@@ -106,6 +112,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
             + 'df = spark.table("orders")\nif debug:\n    df = df.limit(100)\nrows = df.collect()\n'
         ),
         Valid(_SETUP + 'head = spark.table("orders").take(5)\nfirst = spark.table("orders").first()\n'),
+        Valid(_SETUP + 'def test_totals():\n    assert spark.table("orders").collect() == []\n', path="tests/test_orders.py"),
+        Valid("import polars as pl\nfrom pyspark.sql import functions as F\nlf = pl.scan_csv('x.csv')\nrows = lf.collect()\n"),
     )
 
     def visit_Call(self, node) -> None:

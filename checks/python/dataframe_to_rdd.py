@@ -46,6 +46,7 @@ class DataframeToRdd(PythonRule):
     """
 
     code = "SPK108"
+    skip_in_tests = True
     name = "dataframe-to-rdd"
     summary = "DataFrame rows processed one by one through `df.rdd`"
     triggers = (".rdd",)

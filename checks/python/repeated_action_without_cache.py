@@ -51,6 +51,7 @@ class RepeatedActionWithoutCache(PythonRule):
     """
 
     code = "SPK109"
+    skip_in_tests = True
     name = "repeated-action-without-cache"
     summary = "an expensive DataFrame is recomputed by each of several actions"
     triggers = (*ACTIONS, "write")

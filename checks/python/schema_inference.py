@@ -19,8 +19,7 @@ class SchemaInference(PythonRule):
     Finds reads that leave the schema to the data: CSV with `inferSchema` (as
     an option or an argument), `read.json(...)` / `format("json").load(...)`
     without `.schema(...)`, and CSV without a schema at all (every column a
-    string). Test files (`test_*.py`,
-    `*_test.py`, `conftest.py`, files under `tests/`) are not reported.
+    string).
 
     ## Why is this bad?
     Inference reads the input once more just to guess the types (all of it
@@ -50,6 +49,7 @@ class SchemaInference(PythonRule):
     """
 
     code = "SPK405"
+    skip_in_tests = True
     name = "schema-inference"
     summary = "reading CSV or JSON with an inferred schema: an extra pass and types that drift"
     triggers = ("inferSchema", "json", "csv")
@@ -73,10 +73,6 @@ class SchemaInference(PythonRule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        path = self.ctx.unit.document.path.replace("\\", "/")
-        name = path.rsplit("/", 1)[-1]
-        if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "/tests/" in f"/{path}":
-            return
         method = method_name(node)
         if method not in ("csv", "json", "load"):
             return

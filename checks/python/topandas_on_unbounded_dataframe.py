@@ -52,6 +52,7 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
     """
 
     code = "SPK102"
+    skip_in_tests = True
     name = "topandas-on-unbounded-dataframe"
     summary = "`toPandas()` on a DataFrame whose rows nothing bounds"
     triggers = ("toPandas",)

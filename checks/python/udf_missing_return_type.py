@@ -57,6 +57,24 @@ def _type(ctx, node) -> Optional[str]:
     return None
 
 
+def _returns_a_value(function) -> bool:
+    """Whether a def (or lambda) can return something other than None."""
+    if isinstance(function, cst.Lambda):
+        return not (isinstance(function.body, cst.Name) and function.body.value == "None")
+    stack = list(function.body.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if isinstance(node, cst.Return) and node.value is not None and not (
+                isinstance(node.value, cst.Name) and node.value.value == "None"):
+            return True
+        if isinstance(node, cst.Yield):
+            return True
+        stack.extend(node.children)
+    return False
+
+
 _SPARK_TYPES = {"int": "IntegerType() (or LongType())", "float": "DoubleType()", "bool": "BooleanType()",
                 "number": "DoubleType() or IntegerType()"}
 # The DDL type a fix declares (no import needed). Python ints are unbounded: bigint, so
@@ -136,8 +154,8 @@ class UdfMissingReturnType(PythonRule):
         if site is None or site.factory == "pandas_udf" or site.return_type is not None:
             return
         returns = body_type(self.ctx, site.function) if site.function is not None else None
-        if returns == "str":
-            return
+        if returns == "str" or (site.function is not None and not _returns_a_value(site.function)):
+            return  # a string, or nothing at all (a UDF that only asserts): the default type changes nothing
         if returns is not None and returns in _SPARK_TYPES:
             detail = f"; its body returns {returns}, which becomes text: declare {_SPARK_TYPES[returns]}"
         else:

@@ -76,6 +76,7 @@ class WithcolumnInLoop(PythonRule):
     """
 
     code = "SPK401"
+    skip_in_tests = True
     name = "withcolumn-in-loop"
     summary = "a DataFrame rebuilt with `withColumn` in a loop or a long chain"
     min_spark = "3.3"

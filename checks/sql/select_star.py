@@ -1,11 +1,20 @@
 from linter.registry import Invalid, Option, SqlRule, Valid
 
 
+_NOTEBOOKS = ("ipynb", "databricks")
+
+
 class SelectStar(SqlRule):
     """
     ## What it does
     Finds `SELECT *` and `SELECT t.*` projections in Spark SQL: `.sql` files and
     `%sql` notebook cells.
+
+    In the Python cells of notebooks (Jupyter, Databricks, Fabric), a
+    `spark.sql("SELECT * ...")` is how one looks at a table: only `INSERT ...
+    SELECT *` is reported there (`%sql` cells and `.sql` files are checked in
+    full). `CREATE TABLE ... AS SELECT *` is a copy and is not reported
+    anywhere.
 
     Not reported: `COUNT(*)`, `EXISTS (SELECT * ...)`, and (by default) a star
     over a subquery or a CTE defined in the same statement, or over a temporary
@@ -47,6 +56,8 @@ class SelectStar(SqlRule):
     options = {"allow-from-subquery": Option(True, "Allow a star over a subquery or a CTE of the statement.")}
 
     invalid = (
+        Invalid("# Databricks notebook source\nspark.sql('INSERT INTO sales.archive SELECT * FROM sales.orders')\n",
+                path="archive.py"),
         Invalid("SELECT * FROM sales.orders WHERE order_date = DATE '2024-01-01';\n", path="q.sql"),
         Invalid("SELECT o.*, c.name\nFROM orders o JOIN customers c ON o.cid = c.id;\n", path="q.sql"),
         Invalid("INSERT INTO archive SELECT * FROM events;\n", path="q.sql"),
@@ -55,6 +66,8 @@ class SelectStar(SqlRule):
         ),
     )
     valid = (
+        Valid("CREATE TABLE sales.orders_copy AS SELECT * FROM sales.orders;\n", path="q.sql"),
+        Valid("# Databricks notebook source\ndisplay(spark.sql('SELECT * FROM sales.orders'))\n", path="look.py"),
         Valid("SELECT count(*) AS n FROM orders;\n", path="q.sql"),
         Valid("SELECT id FROM a WHERE EXISTS (SELECT * FROM b WHERE b.id = a.id);\n", path="q.sql"),
         Valid("WITH c AS (SELECT id, amount FROM t) SELECT * FROM c;\n", path="q.sql"),
@@ -83,6 +96,14 @@ class SelectStar(SqlRule):
             return  # `F.expr("*")`, `count(F.expr("*"))`: not a query's projection
         if self.opts["allow-from-subquery"] and (self._from_derived(holder) or self._from_temp_view(holder)):
             return
+        statement = holder
+        while statement.parent is not None and not isinstance(statement.parent, (exp.Insert, exp.Create)):
+            statement = statement.parent
+        into = statement.parent
+        if isinstance(into, exp.Create) and str(into.args.get("kind") or "").upper() == "TABLE":
+            return  # `CREATE TABLE t AS SELECT *`: a copy, every column on purpose (a view is still reported)
+        if not isinstance(into, exp.Insert) and self.ctx.embedded and self.ctx.unit.document.kind in _NOTEBOOKS:
+            return  # `df = spark.sql("SELECT * FROM t")` in a notebook cell: looking at a table
         self.ctx.report(
             self,
             node,

@@ -320,7 +320,10 @@ class Inference:
             if method == "createDataFrame":
                 args = positional_args(node)
                 schema_arg = args[1] if len(args) > 1 else keyword_arg(node, "schema")
-                return Value(DATAFRAME, BOUNDED, self._schema_of(schema_arg), node=node)
+                # rows from the driver are as many as the driver already holds; an RDD's are the RDD's
+                data = self._infer(args[0]) if args else None
+                bound = data.bound if data is not None and data.kind == RDD else BOUNDED
+                return Value(DATAFRAME, bound, self._schema_of(schema_arg), node=node)
             if method == "range":
                 args = [literal_int(a) for a in positional_args(node)]
                 if len(args) == 1 and args[0] is not None:
@@ -348,6 +351,10 @@ class Inference:
             if method in _READER_CONFIG:
                 return receiver
             if method in _READER_LOAD:
+                args = positional_args(node)
+                data = self._infer(args[0]) if args and not isinstance(args[0], cst.SimpleString) else None
+                if data is not None and data.kind == RDD:  # read.json(sc.parallelize([text])): the RDD's rows
+                    return Value(DATAFRAME, data.bound, receiver.detail, node=node)
                 return Value(DATAFRAME, UNBOUNDED, receiver.detail, node=node)
             return None
         if kind == GROUPED:

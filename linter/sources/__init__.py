@@ -132,6 +132,14 @@ class Document:
         return lines[row].rstrip("\r") if 0 <= row < len(lines) else ""
 
 
+def is_test_path(path: str) -> bool:
+    """A test module (``test_*.py``, ``*_test.py``, ``conftest.py``, anything under ``tests/``): it runs on small data."""
+    path = path.replace("\\", "/")
+    name = path.rsplit("/", 1)[-1]
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or "/tests/" in f"/{path}" or "/test/" in f"/{path}")
+
+
 def load_document(path: str, data: bytes) -> Document:
     """Decode and split a file into units; raises SourceError when it cannot."""
     from linter.sources.python import decode
