@@ -8,16 +8,19 @@ _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
     "spark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 )
-_ROW_FUNCTIONS = frozenset("map flatMap filter mapPartitions foreach foreachPartition reduceByKey groupByKey keyBy".split())
+_ROW_FUNCTIONS = frozenset("map flatMap filter foreach reduceByKey groupByKey keyBy".split())
 
 
 class DataframeToRdd(PythonRule):
     """
     ## What it does
-    Finds DataFrame rows processed through the RDD API: `df.rdd.map(...)`,
-    `flatMap`, `filter`, `mapPartitions`, `foreach`, `keyBy`, `reduceByKey`,
+    Finds DataFrame rows processed one by one through the RDD API:
+    `df.rdd.map(...)`, `flatMap`, `filter`, `foreach`, `keyBy`, `reduceByKey`,
     `groupByKey` on `df.rdd`. `df.rdd.getNumPartitions()` and other metadata
-    calls are not reported.
+    calls are not reported, nor are `mapPartitions` / `foreachPartition`: a
+    function per partition is how Python code that needs a resource (a model, a
+    connection, a TensorFlow feed) is written on purpose. A DataFrame of a
+    handful of rows (`SHOW TABLES`, a `limit`) is not reported either.
 
     ## Why is this bad?
     `df.rdd` leaves Catalyst and Tungsten: every row is deserialized from
@@ -61,6 +64,8 @@ class DataframeToRdd(PythonRule):
         Valid(_SETUP + "n = orders.rdd.getNumPartitions()\n"),
         Valid(_SETUP + "totals = orders.groupBy('customer_id').agg(F.sum('amount'))\n"),
         Valid("pairs = thing.rdd.map(f)\n"),
+        Valid(_SETUP + "preds = orders.select('features').rdd.mapPartitions(lambda rows: model.predict(rows))\n"),
+        Valid(_SETUP + "names = spark.sql('SHOW TABLES').rdd.map(lambda r: r.tableName).collect()\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

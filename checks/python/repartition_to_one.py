@@ -2,7 +2,7 @@ import libcst as cst
 
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import literal_int, method_name, positional_args
+from linter.semantic import DATAFRAME, literal_int, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
@@ -10,11 +10,16 @@ _SETUP = (
 )
 
 
+_FEW_ROWS = 100_000  # a proven bound up to this (SPK101's default max-rows) fits one task
+
+
 class RepartitionToOne(PythonRule):
     """
     ## What it does
     Finds `repartition(1)` and `coalesce(1)` on a DataFrame, and says when the
-    result is written out.
+    result is written out. The DataFrame may be known from its use (a parameter
+    whose `coalesce(1).write` is called); one proven to hold at most 100,000
+    rows (`limit(50)`, an aggregate) is not reported.
 
     ## Why is this bad?
     One partition is one task on one core: the whole dataset passes through a
@@ -54,8 +59,11 @@ class RepartitionToOne(PythonRule):
     invalid = (
         Invalid(_SETUP + "orders.coalesce(1).write.mode('overwrite').csv('s3://exports/orders')\n"),
         Invalid(_SETUP + "one = orders.repartition(1)\n"),
+        Invalid("from pyspark.sql import functions as F\n\ndef load_data(df):\n"
+                "    (df.coalesce(1).write.csv('out', header=True))\n"),
     )
     valid = (
+        Valid(_SETUP + "sample = orders.limit(50).coalesce(1)\nsample.write.csv('s3://exports/sample')\n"),
         Valid(_SETUP + "orders.repartition(200, 'customer_id').write.parquet('s3://x')\n"),
         Valid(_SETUP + "small = orders.coalesce(8)\n"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nx = frame.coalesce(1)\n"),
@@ -68,8 +76,9 @@ class RepartitionToOne(PythonRule):
         args = positional_args(node)
         if len(args) != 1 or literal_int(args[0]) != 1:
             return
-        if not self.ctx.semantic.is_dataframe(node.func.value):
-            return
+        value = self.ctx.semantic.infer(node.func.value)
+        if value is None or value.kind != DATAFRAME or (isinstance(value.bound, int) and value.bound <= _FEW_ROWS):
+            return  # `limit(50).coalesce(1)`: fifty rows fit one task
         parent = self.ctx.parent_of(node)
         written = isinstance(parent, cst.Attribute) and parent.attr.value in ("write", "writeTo")
         where = " before a write" if written else ""

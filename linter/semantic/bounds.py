@@ -58,6 +58,8 @@ def sql_bound(text: str):
         tree = sqlglot.parse_one(text.rstrip(";"), read="spark")
     except Exception:  # noqa: BLE001 - not readable: nothing proves it small
         return UNBOUNDED
+    if isinstance(tree, exp.Values):
+        return BOUNDED  # `VALUES (1, 'a'), (2, 'b')`: the rows are in the text
     if isinstance(tree, exp.Select):
         if tree.args.get("limit") is not None:
             return BOUNDED

@@ -52,11 +52,11 @@ COLUMN_TAKING = frozenset("filter where select join agg groupby groupBy orderBy 
 FOREIGN_ONLY = frozenset(
     # pandas (and pandas-on-Spark, which is not a Spark DataFrame either)
     "iterrows itertuples iteritems loc iloc at iat to_dict to_csv to_excel to_json to_parquet to_records to_numpy "
-    "to_sql to_string values index shape empty set_index reset_index sort_values sort_index value_counts nunique "
+    "to_sql to_string shape set_index reset_index sort_values sort_index value_counts nunique "
     "applymap apply astype rename pivot_table assign insert append pipe query nlargest nsmallest "
     # polars
-    "with_columns with_column with_row_count with_row_index lazy collect_schema group_by n_unique height width "
-    "to_pandas to_arrow write_csv write_parquet write_delta write_json sink_parquet iter_rows glimpse item "
+    "with_columns with_column with_row_count with_row_index lazy collect_schema group_by n_unique "
+    "to_pandas to_arrow write_csv write_parquet write_delta write_json sink_parquet iter_rows glimpse "
     # dask, ibis
     "compute map_partitions npartitions to_delayed visualize execute mutate aggregate order_by "
     # Django and SQLAlchemy
@@ -71,7 +71,7 @@ FOREIGN_MODULES = (
 
 # `writeStream.foreachBatch(fn)`, AWS Glue's `glueContext.forEachBatch(frame=..., batch_function=fn, ...)`
 _BATCH_FUNCTION = re.compile(
-    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?([A-Za-z_]\w*)\s*\)|\bbatch_function\s*=\s*([A-Za-z_]\w*)"
+    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?(?:self\.)?([A-Za-z_]\w*)\s*\)|\bbatch_function\s*=\s*(?:self\.)?([A-Za-z_]\w*)"
 )
 # Calls whose argument is a Spark DataFrame (qualified names after imports are resolved).
 DATAFRAME_TAKING = frozenset({"awsglue.dynamicframe.DynamicFrame.fromDF", "pyspark.sql.functions.broadcast"})
@@ -220,10 +220,10 @@ class Evidence:
 
     def _judge_call(self, out: dict, node: cst.Call) -> None:
         func = node.func
-        if node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].keyword is None:
-            name = node.args[0].value.value
-            if name not in out and _normalise_name(self, func) in DATAFRAME_TAKING:
-                out[name] = _inferred(f"`{dotted_name(func)}({name})` takes a DataFrame")
+        if node.args and node.args[0].keyword is None:
+            root = _chain_root(node.args[0].value)  # fromDF(df) or fromDF(df.coalesce(1), ...)
+            if root is not None and root not in out and _normalise_name(self, func) in DATAFRAME_TAKING:
+                out[root] = _inferred(f"`{dotted_name(func)}({root}...)` takes a DataFrame")
         if not isinstance(func, cst.Attribute):
             return
         usage = _usage_of(func)
@@ -257,6 +257,13 @@ class Evidence:
                 return None
             return _inferred(f"`{method}` is called on it")
         return None
+
+
+def _chain_root(node) -> Optional[str]:
+    """``df`` of ``df`` or of ``df.coalesce(1).select(...)`` (through DataFrame transformations)."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _SAME_ROWS:
+        node = node.func.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
 def _normalise_name(semantic, func) -> Optional[str]:

@@ -14,7 +14,7 @@ from linter.semantic.api import (
 from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, sql_bound, template_text
 from linter.semantic.evidence import is_foreign
 from linter.semantic.values import (
-    DELTA_TABLE, DYNAMICFRAME, FOREIGN, GLUE, GLUE_READER, BUILDER, CLASS, COLUMN, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, GROUPED, IMPORT, INSTANCE, NA,
+    DELTA_TABLE, DYNAMICFRAME, FOREIGN, GLUE, GLUE_READER, MODEL, BUILDER, CLASS, COLUMN, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, GROUPED, IMPORT, INSTANCE, NA,
     PANDAS, RDD, READER, ROWS, SESSION, STRING, UDF, WINDOW, WRITER, Schema, Value, _normalise, dotted_name,
     literal_int, literal_string, literal_type, merge, method_name, normalise_type, parse_ddl, positional_args,
     keyword_arg,
@@ -178,11 +178,14 @@ class Inference:
                 if method in ("toDF", "to_spark"):
                     # RDD, Glue DynamicFrame, DeltaTable, pandas-on-Spark frames: all make DataFrames
                     return Value(DATAFRAME, UNBOUNDED, node=node)
-                if method == "transform" and len(node.args) == 1 and node.args[0].keyword is None:
-                    # an ML model or pipeline's transform(dataset): a DataFrame in, a DataFrame out
+                if method in ("transform", "fit") and node.args and node.args[0].keyword is None:
+                    # an ML transformer's transform(dataset): a DataFrame in, a DataFrame out, but how many
+                    # rows (a model keeps them, a statistics transformer makes one) only a fitted model says
                     dataset = self._infer(node.args[0].value)
                     if dataset is not None and dataset.kind == DATAFRAME:
-                        return Value(DATAFRAME, dataset.bound, node=node, flags=dataset.flags, why=dataset.why)
+                        if method == "fit":
+                            return Value(MODEL, node=node)
+                        return Value(DATAFRAME, None, node=node, flags=dataset.flags, why=dataset.why)
                 if isinstance(func.value, cst.Name):
                     scope = self.binding_scope(func.value.value)
                     if scope is not None and self.refuted(func.value.value, scope.node):
@@ -190,6 +193,7 @@ class Inference:
                 receiver = self.receiver_evidence(method, node)
                 if receiver is None:
                     return None
+                receiver = self._through_chain(func.value, receiver)
             if receiver.kind == IMPORT:
                 return self._function_call(_normalise(f"{receiver.detail}.{func.attr.value}"), node)
             return self._method_call(receiver, func.attr.value, node)
@@ -214,9 +218,11 @@ class Inference:
         return None
 
     def _function_call(self, q: str, node: cst.Call) -> Optional[Value]:
-        if q in self.extra_dataframe_functions or q in DLT_READS or q == "pyspark.sql.DataFrame":
-            # (`DataFrame(jdf, sql_ctx)`: a frame a library wraps from the JVM)
+        if q in self.extra_dataframe_functions or q in DLT_READS:
             return Value(DATAFRAME, UNBOUNDED, node=node)
+        if q == "pyspark.sql.DataFrame":
+            # `DataFrame(jdf, sql_ctx)`: a frame a library wraps from the JVM, metrics or data, nobody here knows
+            return Value(DATAFRAME, None, node=node)
         if q in SQL_CONTEXTS:
             return Value(SESSION)
         if q == GLUE_CONTEXT:
@@ -249,6 +255,21 @@ class Inference:
         if q in ("pyspark.SparkContext", "pyspark.SparkContext.getOrCreate"):
             return Value(CONTEXT)
         return None
+
+    def _through_chain(self, expr, assumed: Value) -> Value:
+        """``x.limit(10)`` as a DataFrame when ``x`` is taken for one: the chain's own methods still count."""
+        calls = []
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            calls.append(expr)
+            expr = expr.func.value
+        if not calls or not isinstance(expr, (cst.Name, cst.Attribute)):
+            return assumed
+        value = assumed
+        for call in reversed(calls):
+            value = self._method_call(value, call.func.attr.value, call)
+            if value is None or value.kind != DATAFRAME:
+                return assumed
+        return value
 
     def _sql_argument_bound(self, arg):
         """Row bound of ``spark.sql(arg)``: from the text when it is known (a template's fields read as names)."""
@@ -294,6 +315,12 @@ class Inference:
             if method == "to_spark":
                 return Value(DATAFRAME, UNBOUNDED, node=node)
             return Value(FOREIGN, detail=receiver.detail, node=node)
+        if kind == MODEL:
+            if method == "transform" and node.args:
+                dataset = self._infer(node.args[0].value)
+                if dataset is not None and dataset.kind == DATAFRAME:
+                    return Value(DATAFRAME, dataset.bound, node=node, flags=dataset.flags, why=dataset.why)
+            return None
         if kind in (DYNAMICFRAME, DELTA_TABLE):
             if method == "toDF":
                 return Value(DATAFRAME, UNBOUNDED, node=node)
@@ -330,7 +357,7 @@ class Inference:
                     return Value(DATAFRAME, max(args[0], 0), node=node)
                 if len(args) >= 2 and args[0] is not None and args[1] is not None:
                     return Value(DATAFRAME, max(args[1] - args[0], 0), node=node)
-                return Value(DATAFRAME, None, node=node)
+                return Value(DATAFRAME, UNBOUNDED, node=node)  # spark.range(n): as many as n, which nothing bounds
             if method == "newSession":
                 return Value(SESSION)
             return None
@@ -496,7 +523,8 @@ class Inference:
         if method == "randomSplit":
             return Value(DATAFRAMES, bound, node=node)
         if method == "transform":
-            return None
+            # df.transform(func): func's DataFrame, as a step of the chain (as unbounded as its receiver)
+            return Value(DATAFRAME, bound, node=node)
         if method == "toPandas":
             return Value(PANDAS, node=node)
         if method in ("collect", "take", "tail", "head") and (method == "collect" or node.args):

@@ -158,7 +158,11 @@ class Scopes:
         self.scopes.append(scope)
         params = node.params
         batch = self.batch_function(node.name.value)
-        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+        in_class = len(self.scopes) > 1 and self.scopes[-2].kind == "class"
+        for i, p in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
+            if batch and in_class and i == 0 and not node.decorators:
+                scope.names[p.name.value] = None  # `self`: the micro-batch is the next parameter
+                continue
             value = self.annotation_value(p.annotation.annotation) if p.annotation else None
             if value is None and p.name.value == "spark":
                 value = Value(SESSION)
@@ -227,8 +231,8 @@ class Scopes:
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name):
             classes = test.args[1].value
             items = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
-            kinds = {self.annotation_value(item).kind for item in items if self.annotation_value(item) is not None}
-            if kinds == {DATAFRAME}:
+            values = [self.annotation_value(item) for item in items]
+            if values and all(v is not None and v.kind == DATAFRAME for v in values):  # not (pd.DataFrame, DataFrame)
                 self._narrowing[id(node.body)] = (
                     test.args[0].value.value,
                     Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why="`isinstance` says so"),

@@ -33,6 +33,7 @@ DYNAMICFRAME = "DynamicFrame"  # AWS Glue's frame; toDF() makes a DataFrame
 GLUE = "GlueContext"
 GLUE_READER = "GlueContext reader"  # create_dynamic_frame / create_data_frame (detail: the kind it makes)
 DELTA_TABLE = "DeltaTable"  # toDF() makes a DataFrame
+MODEL = "Model"  # what an ML estimator's fit(df) returns: its transform(df) keeps df's rows
 
 _ALIASES = {
     "pyspark.sql.session.SparkSession": "pyspark.sql.SparkSession",

@@ -1,0 +1,1652 @@
+"""Knowing a DataFrame from evidence (DESIGN.md, "Knowing a DataFrame"), end to end and in the model.
+
+Each kind of evidence for a Spark DataFrame, and each kind of counter-evidence
+that wins over it, has cases that must be reported and cases that must not,
+checked through the engine with one selected rule (SPK101 collect, SPK102
+toPandas, SPK103 count-emptiness, SPK401 withColumn-in-loop, SPK402
+repartition-to-one).  In a snippet, every line that must carry a finding ends
+with ``# <-``; a snippet without that marker must produce no finding at all.
+Every snippet mentions pyspark or spark, so the engine does not skip it: a trap
+that is never parsed would prove nothing.
+
+The model cases at the end walk a module the way the engine does (the module's
+text is given to ``Semantic``, as the evidence pre-filter needs it) and read
+what ``probe(expr)`` sees at that point of the walk.
+"""
+import textwrap
+
+import libcst as cst
+import pytest
+
+from conftest import write
+from linter.config import Resolver
+from linter.engine import check_source
+from linter.semantic import BOUNDED, DATAFRAME, FOREIGN, PANDAS, SESSION, UNBOUNDED, Semantic
+from linter.sources.python import walk
+
+MARK = "# <-"
+
+
+def _code(text):
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _findings(tmp_path, rule, code, name="job.py"):
+    path = tmp_path / name
+    settings = Resolver({"select": [rule]}, cwd=str(tmp_path)).for_path(str(path))
+    return [f for f in check_source(str(path), code.encode(), settings) if f.code == rule]
+
+
+def _expected_rows(code):
+    return [i for i, line in enumerate(code.splitlines(), 1) if line.rstrip().endswith(MARK)]
+
+
+def case(kind, name, rule, code, xfail=None):
+    """One end-to-end case: ``kind/name`` is its id; ``# <-`` marks the lines that must be reported."""
+    marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
+    return pytest.param(rule, _code(code), id=f"{kind}/{name}", marks=marks)
+
+
+# --------------------------------------------------------------------------------------------------
+# Evidence for: each must be reported where the frame is a DataFrame, and not where it is not.
+# --------------------------------------------------------------------------------------------------
+EVIDENCE = [
+    # -- a DataFrame-only method used on the name anywhere in its scope ----------------------------
+    case("dataframe-only-method", "report-temp-view-then-collect", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def export(events):
+            events.createOrReplaceTempView("events")
+            rows = events.collect()  # <-
+            return rows
+    """),
+    case("dataframe-only-method", "report-write-after-the-count", "SPK103", """
+        from pyspark.sql import functions as F
+
+        def publish(frame, path):
+            if frame.count() > 0:  # <-
+                frame.write.mode("overwrite").parquet(path)
+    """),
+    case("dataframe-only-method", "report-write-through-coalesce-chain", "SPK402", """
+        import pyspark.sql.functions as F
+
+        def save_report(report, path):
+            report.coalesce(1).write.mode("overwrite").csv(path, header=True)  # <-
+    """),
+    case("dataframe-only-method", "report-withcolumn-loop-on-parameter", "SPK401", """
+        from pyspark.sql import functions as F
+
+        def cast_all(df, names):
+            for name in names:
+                df = df.withColumn(name, F.col(name).cast("double"))  # <-
+            return df
+    """),
+    case("dataframe-only-method", "report-unbound-global-in-notebook", "SPK102", """
+        # Databricks notebook: `df` comes from an earlier %run cell
+        df.printSchema()
+        pdf = df.toPandas()  # <-
+        spark.catalog.clearCache()
+    """),
+    case("dataframe-only-method", "report-groupBy-camelcase", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def per_region(sales):
+            return sales.groupBy("region").agg(F.sum("amount")).collect()  # <-
+    """),
+    case("dataframe-only-method", "report-unknown-helper-result-with-evidence", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        orders = load_orders(spark, "2024-01-01")
+        orders.printSchema()
+        rows = orders.collect()  # <-
+    """),
+    case("dataframe-only-method", "quiet-no-evidence-on-parameter", "SPK103", """
+        from pyspark.sql import functions as F
+
+        def publish(frame, sink):
+            if frame.count() > 0:
+                sink.send(frame)
+    """),
+    case("dataframe-only-method", "quiet-evidence-is-in-another-function", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def stage(df):
+            df.createOrReplaceTempView("staged")
+
+        def drain(df):
+            return df.collect()
+    """),
+    case("dataframe-only-method", "quiet-evidence-is-on-another-name", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def run(events, metrics):
+            events.createOrReplaceTempView("events")
+            return metrics.collect()
+    """),
+    case("dataframe-only-method", "quiet-gc-collect-next-to-spark", "SPK101", """
+        import gc
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        spark.table("t").write.saveAsTable("u")
+        gc.collect()
+    """),
+
+    # -- a pyspark.sql.functions Column given to filter/where/select/join/agg/... -----------------
+    case("column-argument", "report-filter-F-col", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def active(users):
+            return users.filter(F.col("active")).collect()  # <-
+    """),
+    case("column-argument", "report-where-imported-col-comparison", "SPK103", """
+        from pyspark.sql.functions import col
+
+        def has_adults(people):
+            return people.where(col("age") >= 18).count() > 0  # <-
+    """),
+    case("column-argument", "report-select-list-of-columns-then-toPandas", "SPK102", """
+        import pyspark.sql.functions as F
+
+        def to_frame(raw):
+            return raw.select([F.col("id"), F.upper(F.col("name")).alias("name")]).toPandas()  # <-
+    """),
+    case("column-argument", "report-column-on-name-used-later", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def recent(events, day):
+            latest = events.filter(F.col("day") == day)
+            return events.collect()  # <-
+    """),
+    case("column-argument", "quiet-polars-col-is-not-a-pyspark-column", "SPK101", """
+        from polars import col
+        from pyspark.sql import SparkSession
+
+        def adults(lf):
+            return lf.filter(col("age") >= 18).collect()
+    """),
+    case("column-argument", "quiet-polars-pl-col", "SPK101", """
+        import polars as pl
+        from pyspark.sql import functions as F
+
+        def adults(lazy):
+            return lazy.filter(pl.col("age") >= 18).select(pl.col("name")).collect()
+    """),
+    case("column-argument", "quiet-django-F-expression", "SPK103", """
+        from django.db.models import F
+        from pyspark.sql import SparkSession
+
+        def overdue(invoices):
+            return invoices.filter(paid__lt=F("amount")).count() > 0
+    """),
+
+    # -- AWS Glue ----------------------------------------------------------------------------------
+    case("glue", "report-dynamic-frame-toDF-collect", "SPK101", """
+        from awsglue.context import GlueContext
+        from pyspark.context import SparkContext
+
+        glueContext = GlueContext(SparkContext.getOrCreate())
+        dyf = glueContext.create_dynamic_frame.from_catalog(database="sales", table_name="orders")
+        rows = dyf.toDF().collect()  # <-
+    """),
+    case("glue", "report-create-data-frame-count", "SPK103", """
+        from awsglue.context import GlueContext
+        from pyspark.context import SparkContext
+
+        glueContext = GlueContext(SparkContext.getOrCreate())
+        df = glueContext.create_data_frame.from_catalog(database="sales", table_name="orders")
+        if df.count() == 0:  # <-
+            raise SystemExit("no input")
+    """),
+    case("glue", "report-fromDF-argument-is-a-dataframe", "SPK101", """
+        from awsglue.dynamicframe import DynamicFrame
+        from pyspark.sql import functions as F
+
+        def to_dynamic(df, glue_context):
+            sample = df.collect()  # <-
+            return DynamicFrame.fromDF(df, glue_context, "out")
+    """),
+    case("glue", "report-fromDF-of-coalesced-frame", "SPK402", """
+        from awsglue.dynamicframe import DynamicFrame
+        from pyspark.sql import functions as F
+
+        def single_file(df, glue_context):
+            return DynamicFrame.fromDF(df.coalesce(1), glue_context, "single")  # <-
+    """),
+    case("glue", "report-glue-spark-session-table", "SPK101", """
+        from awsglue.context import GlueContext
+        from pyspark.context import SparkContext
+
+        glueContext = GlueContext(SparkContext.getOrCreate())
+        spark_session = glueContext.spark_session
+        rows = spark_session.table("sales.orders").collect()  # <-
+    """),
+    case("glue", "quiet-toDF-limited", "SPK101", """
+        from awsglue.context import GlueContext
+        from pyspark.context import SparkContext
+
+        glueContext = GlueContext(SparkContext.getOrCreate())
+        dyf = glueContext.create_dynamic_frame.from_catalog(database="sales", table_name="orders")
+        rows = dyf.toDF().limit(20).collect()
+    """),
+    case("glue", "quiet-dynamic-frame-count-has-no-isEmpty", "SPK103", """
+        from awsglue.context import GlueContext
+        from pyspark.context import SparkContext
+
+        glueContext = GlueContext(SparkContext.getOrCreate())
+        dyf = glueContext.create_dynamic_frame.from_catalog(database="sales", table_name="orders")
+        if dyf.count() == 0:
+            raise SystemExit("no input")
+    """),
+    case("glue", "quiet-dynamic-frame-coalesce", "SPK402", """
+        from awsglue.context import GlueContext
+        from pyspark.context import SparkContext
+
+        glueContext = GlueContext(SparkContext.getOrCreate())
+        dyf = glueContext.create_dynamic_frame.from_catalog(database="sales", table_name="orders")
+        glueContext.write_dynamic_frame.from_options(frame=dyf.coalesce(1), connection_type="s3")
+    """),
+
+    # -- Delta Lake --------------------------------------------------------------------------------
+    case("delta", "report-forPath-toDF-collect", "SPK101", """
+        from delta.tables import DeltaTable
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        rows = DeltaTable.forPath(spark, "s3://lake/orders").toDF().collect()  # <-
+    """),
+    case("delta", "report-forName-assigned-then-toPandas", "SPK102", """
+        from delta.tables import DeltaTable
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        table = DeltaTable.forName(spark, "lake.orders")
+        pdf = table.toDF().toPandas()  # <-
+    """),
+    case("delta", "quiet-toDF-aggregated", "SPK101", """
+        from delta.tables import DeltaTable
+        from pyspark.sql import SparkSession, functions as F
+
+        spark = SparkSession.builder.getOrCreate()
+        latest = DeltaTable.forPath(spark, "s3://lake/orders").toDF().agg(F.max("updated_at")).collect()
+    """),
+    case("delta", "quiet-history-of-one-version", "SPK101", """
+        from delta.tables import DeltaTable
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        last = DeltaTable.forPath(spark, "s3://lake/orders").history(1).collect()
+    """),
+
+    # -- Delta Live Tables -------------------------------------------------------------------------
+    case("dlt", "report-dlt-read-collect", "SPK101", """
+        import dlt
+        from pyspark.sql import functions as F
+
+        countries = dlt.read("dim_countries").collect()  # <-
+    """),
+    case("dlt", "report-dlt-read-stream-repartition-1", "SPK402", """
+        import dlt
+        from pyspark.sql import functions as F
+
+        @dlt.table
+        def events_silver():
+            return dlt.read_stream("events_bronze").repartition(1)  # <-
+    """),
+    case("dlt", "report-dlt-table-function-result", "SPK101", """
+        import dlt
+        from pyspark.sql import functions as F
+
+        @dlt.table(comment="cleaned orders")
+        def orders_clean():
+            return normalise(spark.readStream.table("orders_raw"))
+
+        def debug_dump():
+            return orders_clean().collect()  # <-
+    """),
+    case("dlt", "quiet-dlt-read-limited", "SPK101", """
+        import dlt
+        from pyspark.sql import functions as F
+
+        sample = dlt.read("dim_countries").limit(50).collect()
+    """),
+    case("dlt", "quiet-other-module-named-dlt", "SPK101", """
+        from pyspark.sql import functions as F
+        from etl import dlt_helpers as dlt
+
+        rows = dlt.read("config").collect()
+    """),
+    case("dlt", "quiet-function-without-dlt-decorator", "SPK101", """
+        import functools
+        from pyspark.sql import functions as F
+
+        @functools.lru_cache(maxsize=None)
+        def orders_clean():
+            return normalise(load("orders_raw"))
+
+        def debug_dump():
+            return orders_clean().collect()
+    """),
+
+    # -- spark.readStream --------------------------------------------------------------------------
+    case("readStream", "report-stream-coalesce-1", "SPK402", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        events = spark.readStream.format("kafka").option("subscribe", "events").load()
+        query = events.coalesce(1).writeStream.format("console").start()  # <-
+    """),
+    case("readStream", "report-stream-table-withcolumn-loop", "SPK401", """
+        from pyspark.sql import SparkSession, functions as F
+
+        spark = SparkSession.builder.getOrCreate()
+        stream = spark.readStream.table("events")
+        for c in ["a", "b", "c"]:
+            stream = stream.withColumn(c, F.trim(c))  # <-
+    """),
+    case("readStream", "quiet-stream-coalesce-many", "SPK402", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        events = spark.readStream.format("kafka").option("subscribe", "events").load()
+        query = events.coalesce(8).writeStream.format("console").start()
+    """),
+    case("readStream", "quiet-readStream-of-a-local-object", "SPK402", """
+        from pyspark.sql import functions as F
+
+        class Feed:
+            def __init__(self):
+                self.readStream = self
+
+            def load(self):
+                return self
+
+            def coalesce(self, n):
+                return self
+
+        feed = Feed()
+        batch = feed.readStream.load().coalesce(1)
+    """),
+
+    # -- pandas-on-Spark to_spark() ----------------------------------------------------------------
+    case("pandas-on-spark", "report-to_spark-collect", "SPK101", """
+        import pyspark.pandas as ps
+
+        psdf = ps.read_csv("s3://lake/orders.csv")
+        sdf = psdf.to_spark()
+        rows = sdf.collect()  # <-
+    """),
+    case("pandas-on-spark", "report-ps-sql-to_spark-coalesce", "SPK402", """
+        import pyspark.pandas as ps
+
+        ps.sql("SELECT * FROM orders").to_spark().coalesce(1).write.parquet("s3://out")  # <-
+    """),
+    case("pandas-on-spark", "quiet-to_spark-limited", "SPK101", """
+        import pyspark.pandas as ps
+
+        rows = ps.read_csv("s3://lake/orders.csv").to_spark().limit(10).collect()
+    """),
+    case("pandas-on-spark", "quiet-psdf-count-is-a-series", "SPK103", """
+        import pyspark.pandas as ps
+
+        psdf = ps.read_parquet("s3://lake/orders")
+        non_null = psdf.count() > 0
+    """),
+    case("pandas-on-spark", "quiet-psdf-drop-in-loop", "SPK401", """
+        import pyspark.pandas as ps
+
+        psdf = ps.read_parquet("s3://lake/orders")
+        for c in ["tmp_a", "tmp_b"]:
+            psdf = psdf.drop(columns=c)
+    """),
+
+    # -- SQLContext / HiveContext / sqlContext -----------------------------------------------------
+    case("sqlcontext", "report-SQLContext-sql-collect", "SPK101", """
+        from pyspark import SparkContext
+        from pyspark.sql import SQLContext
+
+        sc = SparkContext.getOrCreate()
+        sqlContext = SQLContext(sc)
+        rows = sqlContext.sql("SELECT * FROM logs").collect()  # <-
+    """),
+    case("sqlcontext", "report-HiveContext-table-toPandas", "SPK102", """
+        from pyspark import SparkContext
+        from pyspark.sql import HiveContext
+
+        hive = HiveContext(SparkContext.getOrCreate())
+        pdf = hive.table("warehouse.orders").toPandas()  # <-
+    """),
+    case("sqlcontext", "report-notebook-sqlContext-global", "SPK101", """
+        from pyspark.sql import functions as F
+
+        rows = sqlContext.table("logs").collect()  # <-
+    """),
+    case("sqlcontext", "report-notebook-sqlContext-only", "SPK101", """
+        logs = sqlContext.sql("SELECT * FROM logs")
+        rows = logs.collect()  # <-
+    """),
+    case("sqlcontext", "quiet-show-tables", "SPK101", """
+        from pyspark.sql import SQLContext
+
+        sqlContext = SQLContext(sc)
+        tables = sqlContext.sql("SHOW TABLES").collect()
+    """),
+    case("sqlcontext", "quiet-local-sqlContext-is-something-else", "SPK101", """
+        from pyspark.sql import functions as F
+
+        sqlContext = connect_warehouse("dsn")
+        rows = sqlContext.sql("SELECT * FROM logs").collect()
+    """),
+
+    # -- self.spark --------------------------------------------------------------------------------
+    case("self-spark", "report-self-spark-table-collect", "SPK101", """
+        from pyspark.sql import functions as F
+
+        class Job:
+            def __init__(self, spark):
+                self.spark = spark
+
+            def run(self):
+                return self.spark.table("events").collect()  # <-
+    """),
+    case("self-spark", "report-self-spark-from-base-class", "SPK102", """
+        from pyspark.sql import functions as F
+
+        class Export(BaseJob):
+            def run(self):
+                return self.spark.sql("SELECT * FROM events").toPandas()  # <-
+    """),
+    case("self-spark", "report-context-spark-session-attribute", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def task(ctx):
+            return ctx.spark_session.read.parquet("s3://lake/events").collect()  # <-
+    """),
+    case("self-spark", "quiet-self-spark-is-a-local-client", "SPK101", """
+        from pyspark.sql import functions as F
+
+        class Client:
+            def table(self, name):
+                return Rows(name)
+
+        class Job:
+            def __init__(self):
+                self.spark = Client()
+
+            def run(self):
+                return self.spark.table("events").collect()
+    """),
+    case("self-spark", "quiet-self-spark-limited", "SPK101", """
+        from pyspark.sql import functions as F
+
+        class Job:
+            def run(self):
+                return self.spark.table("events").limit(10).collect()
+    """),
+
+    # -- methods of the same class -----------------------------------------------------------------
+    case("same-class-method", "report-annotated-method-defined-after", "SPK101", """
+        from pyspark.sql import DataFrame
+
+        class Pipeline:
+            def run(self):
+                return self.load().collect()  # <-
+
+            def load(self) -> DataFrame:
+                return read_somehow(self.path)
+    """),
+    case("same-class-method", "report-returning-method-defined-before", "SPK101", """
+        from pyspark.sql import functions as F
+
+        class Pipeline:
+            def load(self):
+                return self.spark.read.parquet(self.path)
+
+            def run(self):
+                return self.load().collect()  # <-
+    """),
+    case("same-class-method", "report-returning-method-defined-after", "SPK101", """
+        from pyspark.sql import functions as F
+
+        class Pipeline:
+            def run(self):
+                return self.load().collect()  # <-
+
+            def load(self):
+                return self.spark.read.parquet(self.path)
+    """, xfail="an unannotated method's return is known only once its body has been walked "
+               "(Scopes._leave_function); Scopes._enter_class pre-binds only `-> DataFrame` annotations"),
+    case("same-class-method", "quiet-method-returns-limited", "SPK101", """
+        from pyspark.sql import functions as F
+
+        class Pipeline:
+            def load(self):
+                return self.spark.table("events").limit(10)
+
+            def run(self):
+                return self.load().collect()
+    """),
+    case("same-class-method", "quiet-method-annotated-polars", "SPK101", """
+        import polars as pl
+        from pyspark.sql import functions as F
+
+        class Pipeline:
+            def load(self) -> pl.LazyFrame:
+                return pl.scan_parquet(self.path)
+
+            def run(self):
+                return self.load().collect()
+    """),
+    case("same-class-method", "quiet-method-of-another-class", "SPK101", """
+        from pyspark.sql import DataFrame
+
+        class Reader:
+            def load(self) -> DataFrame:
+                return read_somehow(self.path)
+
+        class Report:
+            def run(self):
+                return self.load().collect()
+    """),
+
+    # -- self.x attributes -------------------------------------------------------------------------
+    case("self-attribute", "report-assigned-dataframe-in-init", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        class Job:
+            def __init__(self, spark: SparkSession):
+                self.orders = spark.table("orders")
+
+            def run(self):
+                return self.orders.collect()  # <-
+    """),
+    case("self-attribute", "report-used-with-dataframe-only-method", "SPK101", """
+        from pyspark.sql import functions as F
+
+        class Job:
+            def __init__(self, df):
+                self.df = df
+
+            def register(self):
+                self.df.createOrReplaceTempView("input")
+
+            def dump(self):
+                return self.df.collect()  # <-
+    """),
+    case("self-attribute", "report-assigned-in-a-later-method", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        class Job:
+            def run(self):
+                return self.orders.collect()  # <-
+
+            def setup(self, spark: SparkSession):
+                self.orders = spark.table("orders")
+    """, xfail="`self.x` assignments are recorded as the walk meets them (Scopes._bind_target), so a method "
+               "that reads `self.orders` before the method assigning it is walked does not know it"),
+    case("self-attribute", "quiet-attribute-is-a-polars-lazyframe", "SPK101", """
+        import polars as pl
+        from pyspark.sql import functions as F
+
+        class Job:
+            def __init__(self, path):
+                self.frame = pl.scan_csv(path)
+
+            def run(self):
+                return self.frame.collect()
+    """),
+    case("self-attribute", "quiet-attribute-is-limited", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        class Job:
+            def __init__(self, spark: SparkSession):
+                self.sample = spark.table("orders").limit(100)
+
+            def run(self):
+                return self.sample.collect()
+    """),
+    case("self-attribute", "quiet-attribute-with-pandas-member", "SPK103", """
+        from pyspark.sql import functions as F
+
+        class Report:
+            def __init__(self, frame):
+                self.frame = frame
+
+            def clean(self):
+                self.frame.dropna(inplace=True)
+
+            def ready(self):
+                return self.frame.count() > 0
+    """),
+
+    # -- isinstance narrowing ----------------------------------------------------------------------
+    case("isinstance", "report-inside-isinstance-block", "SPK101", """
+        from pyspark.sql import DataFrame
+
+        def to_records(data):
+            if isinstance(data, DataFrame):
+                return [r.asDict() for r in data.collect()]  # <-
+            return list(data)
+    """),
+    case("isinstance", "report-isinstance-of-aliased-class", "SPK102", """
+        from pyspark.sql import DataFrame as SparkDataFrame
+
+        def to_pandas(obj):
+            if isinstance(obj, SparkDataFrame):
+                obj = obj.toPandas()  # <-
+            return obj
+    """),
+    case("isinstance", "quiet-outside-the-isinstance-block", "SPK101", """
+        from pyspark.sql import DataFrame
+
+        def to_records(data):
+            if isinstance(data, DataFrame):
+                return [r.asDict() for r in data.limit(1000).collect()]
+            return data.collect()
+    """),
+    case("isinstance", "quiet-isinstance-of-polars-lazyframe", "SPK101", """
+        import polars as pl
+        from pyspark.sql import DataFrame
+
+        def materialise(data):
+            if isinstance(data, pl.LazyFrame):
+                data = data.collect()
+            return data
+    """),
+
+    # -- foreachBatch functions' first parameter ---------------------------------------------------
+    case("foreachBatch", "report-batch-collect", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+
+        def upsert(batch_df, batch_id):
+            for row in batch_df.collect():  # <-
+                send(row)
+
+        spark.readStream.table("events").writeStream.foreachBatch(upsert).start()
+    """),
+    case("foreachBatch", "report-glue-forEachBatch-count", "SPK103", """
+        from awsglue.context import GlueContext
+        from pyspark.context import SparkContext
+
+        glueContext = GlueContext(SparkContext.getOrCreate())
+
+        def processBatch(data_frame, batchId):
+            if data_frame.count() > 0:  # <-
+                glueContext.write_dynamic_frame.from_options(frame=data_frame)
+
+        glueContext.forEachBatch(frame=stream, batch_function=processBatch, options={"windowSize": "100 seconds"})
+    """),
+    case("foreachBatch", "report-bound-method-as-batch-function", "SPK103", """
+        from pyspark.sql import SparkSession
+
+        class Sink:
+            def process(self, batch, batch_id):
+                if batch.count() > 0:  # <-
+                    self.write(batch)
+
+            def start(self, spark: SparkSession):
+                spark.readStream.table("events").writeStream.foreachBatch(self.process).start()
+    """),
+    case("foreachBatch", "quiet-same-shape-not-given-to-foreachBatch", "SPK103", """
+        from pyspark.sql import SparkSession
+
+        def process(batch, batch_id):
+            if batch.count() > 0:
+                send(batch)
+
+        for i, batch in enumerate(queue_batches()):
+            process(batch, i)
+    """),
+    case("foreachBatch", "quiet-batch-limited", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        def upsert(batch_df, batch_id):
+            preview = batch_df.limit(5).collect()
+
+        spark.readStream.table("events").writeStream.foreachBatch(upsert).start()
+    """),
+
+    # -- ML model.transform(df) --------------------------------------------------------------------
+    case("ml-transform", "report-pipeline-model-transform", "SPK101", """
+        from pyspark.ml import Pipeline
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        test = spark.table("features_test")
+        model = pipeline.fit(spark.table("features_train"))
+        scored = model.transform(test)
+        rows = scored.collect()  # <-
+    """),
+    case("ml-transform", "report-transform-of-fitted-model-on-inferred-frame", "SPK102", """
+        from pyspark.sql import functions as F
+
+        def score(pipeline, df):
+            model = pipeline.fit(df)
+            return model.transform(df.withColumn("x2", F.col("x") * 2)).toPandas()  # <-
+    """),
+    # a transformer nobody saw fitted may aggregate (SynapseML's ComputeModelStatistics gives one row)
+    case("ml-transform", "quiet-transform-of-unknown-transformer", "SPK102", """
+        from pyspark.sql import functions as F
+
+        def score(model, df):
+            return model.transform(df.withColumn("x2", F.col("x") * 2)).toPandas()
+    """),
+    case("ml-transform", "quiet-transform-of-driver-data", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        probe = spark.createDataFrame([(1.0, 2.0)], ["a", "b"])
+        rows = model.transform(probe).collect()
+    """),
+    case("ml-transform", "quiet-transform-of-unknown-argument", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def predict(model, batch):
+            return model.transform(batch).collect()
+    """),
+    case("ml-transform", "quiet-sklearn-transform-of-pandas", "SPK103", """
+        import pandas as pd
+        from pyspark.sql import SparkSession
+
+        pdf = pd.read_csv("features.csv")
+        scaled = scaler.transform(pdf)
+        ok = scaled.count() > 0
+    """),
+
+    # -- DataFrame.transform(func) (a DataFrame in, a DataFrame out) -------------------------------
+    case("dataframe-transform", "report-transform-with-local-function", "SPK101", """
+        from pyspark.sql import SparkSession, functions as F
+
+        spark = SparkSession.builder.getOrCreate()
+
+        def add_tax(df):
+            return df.withColumn("tax", F.col("amount") * 0.2)
+
+        rows = spark.table("orders").transform(add_tax).collect()  # <-
+    """),
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# Counter-evidence: pandas, polars, dask, ibis and ORM objects, which win over evidence for.
+# --------------------------------------------------------------------------------------------------
+COUNTER = [
+    # -- pandas ------------------------------------------------------------------------------------
+    case("pandas", "quiet-loc-wins-over-groupBy", "SPK401", """
+        from pyspark.sql import functions as F
+
+        def clean(frame, cols):
+            frame.loc[frame["qty"] < 0, "qty"] = 0
+            totals = frame.groupBy("region")
+            for c in cols:
+                frame = frame.drop(c)
+            return frame
+    """),
+    case("pandas", "report-groupBy-alone-is-evidence", "SPK401", """
+        from pyspark.sql import functions as F
+
+        def clean(frame, cols):
+            totals = frame.groupBy("region")
+            for c in cols:
+                frame = frame.drop(c)  # <-
+            return frame
+    """),
+    case("pandas", "quiet-loc-and-groupby-realistic", "SPK401", """
+        import pandas as pd
+        from pyspark.sql import SparkSession
+
+        def summarize(frame, helpers):
+            frame.loc[frame.amount < 0, "amount"] = 0
+            by_region = frame.groupby("region").agg({"amount": "sum"})
+            for c in helpers:
+                frame = frame.drop(columns=c)
+            return frame.sort_values("amount")
+    """),
+    case("pandas", "quiet-read-csv-origin", "SPK401", """
+        import pandas as pd
+        from pyspark.sql import SparkSession
+
+        pdf = pd.read_csv("orders.csv")
+        for c in ["tmp_a", "tmp_b"]:
+            pdf = pdf.drop(c, axis=1)
+    """),
+    case("pandas", "quiet-axis-keyword-wins-over-withColumn-like-use", "SPK401", """
+        from pyspark.sql import functions as F
+
+        def tidy(frame, cols):
+            frame.dropna(inplace=True)
+            frame.printSchema()
+            for c in cols:
+                frame = frame.drop(c, axis=1)
+            return frame
+    """),
+    case("pandas", "quiet-toPandas-result-is-pandas", "SPK401", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        pdf = spark.table("orders").limit(1000).toPandas()
+        for c in ["a", "b"]:
+            pdf = pdf.drop(columns=c)
+    """),
+    case("pandas", "quiet-series-count", "SPK103", """
+        import pandas as pd
+        from pyspark.sql import SparkSession
+
+        def has_emails(frame):
+            frame.loc[:, "email"] = frame["email"].str.lower()
+            return frame["email"].count() > 0
+    """),
+
+    # -- polars ------------------------------------------------------------------------------------
+    case("polars", "quiet-scan-csv-collect", "SPK101", """
+        import polars as pl
+        from pyspark.sql import SparkSession
+
+        orders = pl.scan_csv("orders.csv").collect()
+    """),
+    case("polars", "quiet-scan-parquet-filter-collect", "SPK101", """
+        import polars as pl
+        from pyspark.sql import functions as F
+
+        lf = pl.scan_parquet("orders/*.parquet").filter(pl.col("amount") > 0)
+        frame = lf.collect()
+    """),
+    case("polars", "quiet-lazyframe-annotated-parameter", "SPK101", """
+        import polars as pl
+        from pyspark.sql import functions as F
+
+        def materialise(lf: pl.LazyFrame):
+            return lf.collect()
+    """),
+    case("polars", "quiet-lazyframe-known-by-with_columns", "SPK101", """
+        import polars as pl
+        from pyspark.sql import functions as F
+
+        def enrich(lf):
+            lf = lf.with_columns(pl.col("amount").alias("total"))
+            return lf.collect()
+    """),
+    case("polars", "quiet-lazy-then-collect-chain", "SPK101", """
+        import polars as pl
+        from pyspark.sql import functions as F
+
+        def totals(frame):
+            return frame.lazy().group_by("k").agg(pl.col("v").sum()).collect()
+    """),
+    case("polars", "quiet-len-of-polars-collect", "SPK103", """
+        import polars as pl
+        from pyspark.sql import SparkSession
+
+        if len(pl.scan_csv("orders.csv").collect()) > 0:
+            print("rows")
+    """),
+    case("polars", "quiet-polars-frame-toPandas-name", "SPK102", """
+        import polars as pl
+        from pyspark.sql import SparkSession
+
+        frame = pl.DataFrame({"a": [1, 2]})
+        pdf = frame.toPandas()
+    """),
+    case("polars", "report-spark-frame-next-to-polars", "SPK101", """
+        import polars as pl
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        local = pl.scan_csv("dims.csv").collect()
+        rows = spark.table("orders").collect()  # <-
+    """),
+
+    # -- dask --------------------------------------------------------------------------------------
+    case("dask", "quiet-read-parquet-origin-drop-loop", "SPK401", """
+        import dask.dataframe as dd
+        from pyspark.sql import SparkSession
+
+        ddf = dd.read_parquet("s3://lake/orders")
+        for c in ["tmp_a", "tmp_b"]:
+            ddf = ddf.drop(columns=c)
+        result = ddf.compute()
+    """),
+    case("dask", "quiet-compute-frame-parameter", "SPK401", """
+        from pyspark.sql import functions as F
+
+        def prune(ddf, cols):
+            for c in cols:
+                ddf = ddf.drop(c)
+            return ddf.compute()
+    """),
+    case("dask", "quiet-compute-wins-over-dataframe-only-name", "SPK401", """
+        from pyspark.sql import functions as F
+
+        def prune(ddf, cols):
+            ddf.unpersist()
+            for c in cols:
+                ddf = ddf.drop(c)
+            return ddf.compute()
+    """),
+
+    # -- ibis --------------------------------------------------------------------------------------
+    case("ibis", "quiet-ibis-table-select-loop", "SPK401", """
+        import ibis
+        from pyspark.sql import SparkSession
+
+        con = ibis.duckdb.connect("warehouse.db")
+        t = con.table("orders")
+        for c in ["a", "b"]:
+            t = t.drop(c)
+        frame = t.execute()
+    """),
+    case("ibis", "quiet-ibis-mutate-parameter", "SPK401", """
+        from pyspark.sql import functions as F
+
+        def project(t, cols):
+            t = t.mutate(total=t.amount * 2)
+            for c in cols:
+                t = t.select(c)
+            return t.execute()
+    """),
+
+    # -- Django / SQLAlchemy -----------------------------------------------------------------------
+    case("orm", "quiet-django-queryset-count", "SPK103", """
+        from pyspark.sql import SparkSession
+        from shop.models import Order
+
+        def has_open_orders():
+            qs = Order.objects.filter(status="open")
+            return qs.count() > 0
+    """),
+    case("orm", "quiet-django-inline-queryset-count", "SPK103", """
+        from pyspark.sql import SparkSession
+        from shop.models import Order
+
+        if Order.objects.filter(status="open").count() > 0:
+            submit_spark_job()
+    """),
+    case("orm", "quiet-django-queryset-with-spark-column-like-use", "SPK103", """
+        from pyspark.sql import functions as F
+        from shop.models import Order
+
+        def ready(orders):
+            orders = orders.select_related("customer")
+            return orders.count() > 0
+    """),
+    case("orm", "quiet-sqlalchemy-query-count", "SPK103", """
+        from pyspark.sql import SparkSession
+        from sqlalchemy.orm import Session
+
+        def has_users(session: Session):
+            q = session.query(User).filter_by(active=True)
+            return q.count() > 0
+    """),
+    case("orm", "quiet-parameter-shadows-module-dataframe", "SPK103", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        orders = spark.table("orders")
+
+        def has_rows(orders):
+            return orders.count() > 0
+    """),
+
+    # -- a Spark column named like a pandas/polars member is not counter-evidence --------------------
+    case("column-named-like-foreign-member", "report-height-column-attribute", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def tall(people):
+            people = people.withColumn("bmi", people.weight / (people.height * people.height))
+            return people.collect()  # <-
+    """),
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# Rows are unbounded unless proven small.
+# --------------------------------------------------------------------------------------------------
+BOUNDS = [
+    case("bounds", "report-inferred-frame-unbounded-message", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def dump(orders):
+            orders.createOrReplaceTempView("o")
+            return orders.collect()  # <-
+    """),
+    case("bounds", "quiet-inferred-frame-limit", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def top(orders):
+            orders.createOrReplaceTempView("o")
+            return orders.limit(10).collect()
+    """),
+    case("bounds", "quiet-inferred-receiver-chain-limited-first", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def preview(orders):
+            return orders.limit(10).withColumn("one", F.lit(1)).collect()
+    """),
+    case("bounds", "report-limit-above-max-rows", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        rows = spark.table("orders").limit(5_000_000).collect()  # <-
+    """),
+    case("bounds", "quiet-take-and-first", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        head = spark.table("orders").take(20)
+        one = spark.table("orders").first()
+    """),
+    case("bounds", "quiet-limit-1-count", "SPK103", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        found = spark.table("orders").limit(1).count() > 0
+    """),
+    case("bounds", "quiet-global-agg", "SPK101", """
+        from pyspark.sql import functions as F
+
+        def stats(orders):
+            return orders.agg(F.max("amount"), F.min("amount")).collect()
+    """),
+    case("bounds", "quiet-global-groupBy-count", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        total = spark.table("orders").groupBy().count().collect()
+    """),
+    case("bounds", "quiet-select-of-aggregates", "SPK102", """
+        from pyspark.sql import SparkSession, functions as F
+
+        spark = SparkSession.builder.getOrCreate()
+        pdf = spark.table("orders").select(F.count("*").alias("n"), F.sum("amount")).toPandas()
+    """),
+    case("bounds", "report-keyed-groupBy-agg", "SPK101", """
+        from pyspark.sql import SparkSession, functions as F
+
+        spark = SparkSession.builder.getOrCreate()
+        rows = spark.table("orders").groupBy("customer").agg(F.sum("amount")).collect()  # <-
+    """),
+    case("bounds", "quiet-literal-createDataFrame", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        rows = spark.createDataFrame([(1, "a"), (2, "b")], "id int, v string").collect()
+    """),
+    case("bounds", "report-createDataFrame-of-file-rdd", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        lines = spark.sparkContext.textFile("hdfs:///logs/app.log").map(lambda l: l.split(","))
+        rows = spark.createDataFrame(lines, "a string, b string").collect()  # <-
+    """),
+    case("bounds", "report-createDataFrame-of-dataframe-rdd", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        events = spark.table("events")
+        rows = spark.createDataFrame(events.rdd.map(fix), events.schema).collect()  # <-
+    """),
+    case("bounds", "quiet-small-range", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        ids = spark.range(100).collect()
+    """),
+    case("bounds", "report-huge-range", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        ids = spark.range(1_000_000_000).collect()  # <-
+    """),
+    case("bounds", "report-range-of-unknown-size", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        ids = spark.range(num_rows).collect()  # <-
+    """),
+    case("bounds", "quiet-sql-without-from", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        today = spark.sql("SELECT current_date() AS d, current_user() AS u").collect()
+    """),
+    case("bounds", "quiet-sql-values-without-from", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        codes = spark.sql("VALUES (1, 'a'), (2, 'b')").collect()
+    """),
+    case("bounds", "report-sql-with-cte-from-table", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        rows = spark.sql("WITH recent AS (SELECT * FROM events) SELECT * FROM recent").collect()  # <-
+    """),
+    case("bounds", "quiet-set-show-describe-explain", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        conf = spark.sql("SET spark.sql.shuffle.partitions").collect()
+        tables = spark.sql("SHOW TABLES IN lake").collect()
+        cols = spark.sql("DESCRIBE TABLE lake.orders").collect()
+        plan = spark.sql("EXPLAIN SELECT * FROM lake.orders").collect()
+    """),
+    case("bounds", "report-sql-select-star", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        rows = spark.sql("SELECT * FROM lake.orders WHERE day = current_date()").collect()  # <-
+    """),
+]
+
+
+@pytest.mark.parametrize("rule, code", EVIDENCE + COUNTER + BOUNDS)
+def test_engine(tmp_path, rule, code):
+    found = _findings(tmp_path, rule, code)
+    assert sorted(f.location.row for f in found) == _expected_rows(code), (code, [f.message for f in found])
+
+
+def test_every_engine_case_mentions_spark():
+    """A snippet the engine skips would make a trap pass for nothing (the sqlContext-only case is the point)."""
+    from linter.engine import _SPARK_HINT
+
+    for param in EVIDENCE + COUNTER + BOUNDS:
+        if param.id != "sqlcontext/report-notebook-sqlContext-only":
+            assert _SPARK_HINT.search(param.values[1]), param.id
+
+
+def test_every_kind_has_both_outcomes():
+    by_kind: dict = {}
+    for param in EVIDENCE + COUNTER + BOUNDS:
+        kind, _, name = param.id.partition("/")
+        by_kind.setdefault(kind, set()).add(name.split("-")[0])
+    one_sided = {"column-named-like-foreign-member", "dataframe-transform"}
+    for kind, outcomes in by_kind.items():
+        if kind in one_sided:
+            continue
+        assert "quiet" in outcomes, kind
+        if kind not in ("dask", "ibis", "orm"):  # pure counter-evidence: nothing there is a DataFrame
+            assert "report" in outcomes, kind
+
+
+def test_inferred_message_names_evidence_and_unknown_origin(tmp_path):
+    code = _code("""
+        from pyspark.sql import functions as F
+
+        def dump(orders):
+            orders.createOrReplaceTempView("o")
+            return orders.collect()
+    """)
+    [finding] = _findings(tmp_path, "SPK101", code)
+    assert "nothing in this function bounds its rows" in finding.message
+    assert "`orders` is taken for a DataFrame" in finding.message
+    assert "`orders.createOrReplaceTempView` is used on it" in finding.message
+
+
+@pytest.mark.parametrize("code, evidence", [
+    pytest.param("def f(df):\n    df.filter(F.col('a') > 1)\n    return df.collect()\n",
+                 "`df.filter(...)` is given a pyspark Column", id="column-argument"),
+    pytest.param("def f(df, gc):\n    dyf = DynamicFrame.fromDF(df, gc, 'x')\n    return df.collect()\n",
+                 "`DynamicFrame.fromDF(df...)` takes a DataFrame", id="fromDF"),
+    pytest.param("def f(batch, i):\n    return batch.collect()\n\nq = s.writeStream.foreachBatch(f)\n",
+                 "`foreachBatch` gives it each micro-batch", id="foreachBatch"),
+    pytest.param("def f(data):\n    if isinstance(data, DataFrame):\n        return data.collect()\n",
+                 "`isinstance` says so", id="isinstance"),
+])
+def test_inferred_message_per_evidence(tmp_path, code, evidence):
+    prelude = "from awsglue.dynamicframe import DynamicFrame\nfrom pyspark.sql import DataFrame, functions as F\n"
+    [finding] = _findings(tmp_path, "SPK101", prelude + code)
+    assert evidence in finding.message, finding.message
+
+
+def test_cli_reports_evidence_and_spares_traps(tmp_path, run):
+    """The command line over a small project: DataFrames known from evidence are reported, the traps are not."""
+    write(tmp_path / "jobs" / "export.py", _code("""
+        from pyspark.sql import functions as F
+
+        def export(events):
+            events.createOrReplaceTempView("events")
+            return events.collect()
+    """))
+    write(tmp_path / "jobs" / "glue_job.py", _code("""
+        from awsglue.context import GlueContext
+        from pyspark.context import SparkContext
+
+        glueContext = GlueContext(SparkContext.getOrCreate())
+        rows = glueContext.create_dynamic_frame.from_catalog(database="d", table_name="t").toDF().collect()
+    """))
+    write(tmp_path / "jobs" / "local.py", _code("""
+        import polars as pl
+        import dask.dataframe as dd
+        from pyspark.sql import SparkSession
+
+        orders = pl.scan_csv("orders.csv").collect()
+        lazy = pl.scan_parquet("x.parquet")
+        frame = lazy.collect()
+        totals = dd.read_parquet("s3://x").groupby("k").v.sum().compute()
+    """))
+    write(tmp_path / "jobs" / "web.py", _code("""
+        from pyspark.sql import SparkSession
+        from shop.models import Order
+
+        def has_open():
+            return Order.objects.filter(status="open").count() > 0
+    """))
+    r = run("check", tmp_path, "--no-cache", "--output-format", "concise", "--select", "SPK101,SPK103")
+    lines = sorted(line.split(" ")[0] + " " + line.split(" ")[1] for line in r.out.splitlines() if ": SPK" in line)
+    assert r.code == 1, r
+    assert [line.replace(str(tmp_path) + "/", "").replace("\\", "/") for line in lines] == [
+        "jobs/export.py:5:19: SPK101",
+        "jobs/glue_job.py:5:91: SPK101",
+    ], r.out
+
+
+# --------------------------------------------------------------------------------------------------
+# The model: what `probe(expr)` sees, with the module's text given to Semantic as the engine does.
+# --------------------------------------------------------------------------------------------------
+def probe(code):
+    """Walk ``code`` like the engine and return the Values of every ``probe(expr)`` argument, in order."""
+    code = _code(code)
+    module = cst.parse_module(code)
+    sem = Semantic(frozenset(), code)
+    visit, leave = sem.hooks()
+    seen = []
+
+    def on_call(node):
+        if isinstance(node.func, cst.Name) and node.func.value == "probe":
+            seen.append(sem.infer(node.args[0].value))
+
+    visits = {k: [fn] for k, fn in visit.items()}
+    visits.setdefault(cst.Call, []).append(on_call)
+    walk(module, visits, {k: [fn] for k, fn in leave.items()}, [])
+    assert seen, "no probe() in the code"
+    return seen[-1]
+
+
+def model(kind, name, code, expect_kind, bound=None, why=None, xfail=None):
+    marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
+    return pytest.param(code, expect_kind, bound, why, id=f"{kind}/{name}", marks=marks)
+
+
+NOT_SPARK = "not spark"  # expected: None or a kind that is no Spark object
+
+MODEL = [
+    model("dataframe-only-method", "parameter", """
+        from pyspark.sql import functions as F
+        def f(df):
+            probe(df)
+            df.unionByName(other)
+    """, DATAFRAME, UNBOUNDED, "`df.unionByName` is used on it"),
+    model("dataframe-only-method", "through-same-rows-chain", """
+        from pyspark.sql import functions as F
+        def f(df):
+            df.filter("x > 0").dropDuplicates(["id"]).write.saveAsTable("t")
+            probe(df)
+    """, DATAFRAME, UNBOUNDED),
+    model("dataframe-only-method", "no-evidence", """
+        from pyspark.sql import functions as F
+        def f(df):
+            df.head(5)
+            probe(df)
+    """, NOT_SPARK),
+    model("column-argument", "join-condition", """
+        from pyspark.sql import functions as F
+        def f(left, right):
+            probe(left)
+            return left.join(right, F.col("a") == F.col("b"))
+    """, DATAFRAME, UNBOUNDED, "`left.join(...)` is given a pyspark Column"),
+    model("column-argument", "broadcast-argument", """
+        from pyspark.sql import functions as F
+        def f(facts, dim):
+            probe(dim)
+            return facts.join(F.broadcast(dim), "id")
+    """, DATAFRAME, UNBOUNDED, "takes a DataFrame"),
+    model("column-argument", "polars-expression", """
+        import polars as pl
+        from pyspark.sql import functions as F
+        def f(lf):
+            probe(lf)
+            return lf.filter(pl.col("a") > 1)
+    """, NOT_SPARK),
+    model("glue", "dynamic-frame", """
+        from awsglue.context import GlueContext
+        gc = GlueContext(sc)
+        probe(gc.create_dynamic_frame.from_options(connection_type="s3"))
+    """, "DynamicFrame"),
+    model("glue", "toDF", """
+        from awsglue.context import GlueContext
+        gc = GlueContext(sc)
+        probe(gc.create_dynamic_frame.from_catalog(database="d", table_name="t").toDF())
+    """, DATAFRAME, UNBOUNDED),
+    model("glue", "create-data-frame", """
+        from awsglue.context import GlueContext
+        gc = GlueContext(sc)
+        probe(gc.create_data_frame.from_catalog(database="d", table_name="t"))
+    """, DATAFRAME, UNBOUNDED),
+    model("glue", "transforms-apply", """
+        from awsglue.transforms import ApplyMapping
+        probe(ApplyMapping.apply(frame=dyf, mappings=[]).toDF())
+    """, DATAFRAME, UNBOUNDED),
+    model("delta", "forPath-toDF", """
+        from delta.tables import DeltaTable
+        probe(DeltaTable.forPath(spark, "/p").toDF())
+    """, DATAFRAME, UNBOUNDED),
+    model("delta", "forName-is-a-table-not-a-frame", """
+        from delta.tables import DeltaTable
+        probe(DeltaTable.forName(spark, "t"))
+    """, "DeltaTable"),
+    model("dlt", "read", """
+        import dlt
+        probe(dlt.read("bronze"))
+    """, DATAFRAME, UNBOUNDED),
+    model("dlt", "table-decorated-function", """
+        import dlt
+        @dlt.table
+        def silver():
+            return transform_somehow()
+        probe(silver())
+    """, DATAFRAME, UNBOUNDED),
+    model("dlt", "unrelated-module-named-dlt", """
+        import mylib.dlt as dlt
+        probe(dlt.read("bronze"))
+    """, NOT_SPARK),
+    model("readStream", "load", """
+        from pyspark.sql import SparkSession
+        spark = SparkSession.builder.getOrCreate()
+        probe(spark.readStream.format("rate").load())
+    """, DATAFRAME, UNBOUNDED),
+    model("pandas-on-spark", "read-is-foreign", """
+        import pyspark.pandas as ps
+        probe(ps.read_csv("x.csv"))
+    """, FOREIGN),
+    model("pandas-on-spark", "to_spark", """
+        import pyspark.pandas as ps
+        probe(ps.read_csv("x.csv").to_spark())
+    """, DATAFRAME, UNBOUNDED),
+    model("pandas-on-spark", "pandas_api-round-trip", """
+        from pyspark.sql import SparkSession
+        spark = SparkSession.builder.getOrCreate()
+        probe(spark.table("t").pandas_api().to_spark())
+    """, DATAFRAME, UNBOUNDED),
+    model("sqlcontext", "SQLContext", """
+        from pyspark.sql import SQLContext
+        probe(SQLContext(sc))
+    """, SESSION),
+    model("sqlcontext", "HiveContext-sql", """
+        from pyspark.sql import HiveContext
+        probe(HiveContext(sc).sql("SELECT * FROM t"))
+    """, DATAFRAME, UNBOUNDED),
+    model("sqlcontext", "notebook-global", """
+        probe(sqlContext.table("t"))
+    """, DATAFRAME, UNBOUNDED),
+    model("self-spark", "self-spark", """
+        class Job:
+            def run(self):
+                probe(self.spark)
+    """, SESSION),
+    model("self-spark", "local-client-instance", """
+        class Client:
+            pass
+        class Job:
+            def __init__(self):
+                self.spark = Client()
+            def run(self):
+                probe(self.spark.table("t"))
+    """, NOT_SPARK),
+    model("same-class-method", "annotated", """
+        from pyspark.sql import DataFrame
+        class Job:
+            def run(self):
+                probe(self.load())
+            def load(self) -> DataFrame:
+                ...
+    """, DATAFRAME, UNBOUNDED),
+    model("same-class-method", "returning", """
+        class Job:
+            def load(self):
+                return self.spark.table("t").limit(7)
+            def run(self):
+                probe(self.load())
+    """, DATAFRAME, 7),
+    model("self-attribute", "assigned", """
+        class Job:
+            def __init__(self, spark):
+                self.df = spark.read.parquet("p")
+            def run(self):
+                probe(self.df)
+    """, DATAFRAME, UNBOUNDED),
+    model("self-attribute", "used", """
+        from pyspark.sql import functions as F
+        class Job:
+            def run(self):
+                probe(self.df)
+            def show(self):
+                self.df.printSchema()
+    """, DATAFRAME, UNBOUNDED, "`self.df.printSchema` is used on it"),
+    model("self-attribute", "pandas-assigned", """
+        import pandas as pd
+        class Job:
+            def __init__(self):
+                self.df = pd.read_csv("x.csv")
+            def run(self):
+                probe(self.df)
+    """, PANDAS),
+    model("isinstance", "narrowed", """
+        from pyspark.sql import DataFrame
+        def f(x):
+            if isinstance(x, DataFrame):
+                probe(x)
+    """, DATAFRAME, UNBOUNDED, "`isinstance` says so"),
+    model("isinstance", "not-after-the-block", """
+        from pyspark.sql import DataFrame
+        def f(x):
+            if isinstance(x, DataFrame):
+                pass
+            probe(x)
+    """, NOT_SPARK),
+    model("isinstance", "mixed-tuple-does-not-narrow", """
+        import pandas as pd
+        from pyspark.sql import DataFrame
+        def f(x):
+            if isinstance(x, (pd.DataFrame, DataFrame)):
+                probe(x)
+    """, NOT_SPARK),
+    model("foreachBatch", "first-parameter", """
+        def handle(batch, epoch):
+            probe(batch)
+        spark.readStream.table("t").writeStream.foreachBatch(handle).start()
+    """, DATAFRAME, UNBOUNDED, "`foreachBatch` gives it each micro-batch"),
+    model("foreachBatch", "second-parameter", """
+        def handle(batch, epoch):
+            probe(epoch)
+        spark.readStream.table("t").writeStream.foreachBatch(handle).start()
+    """, NOT_SPARK),
+    model("ml-transform", "transform-of-dataframe", """
+        from pyspark.sql import SparkSession
+        spark = SparkSession.builder.getOrCreate()
+        probe(model.transform(spark.table("t")))
+    """, DATAFRAME, None),
+    model("ml-transform", "fitted-model-transform-keeps-rows", """
+        from pyspark.sql import SparkSession
+        spark = SparkSession.builder.getOrCreate()
+        model = pipeline.fit(spark.table("train"))
+        probe(model.transform(spark.table("t")))
+    """, DATAFRAME, UNBOUNDED),
+    model("ml-transform", "transform-keeps-bound", """
+        from pyspark.sql import SparkSession
+        spark = SparkSession.builder.getOrCreate()
+        model = pipeline.fit(spark.table("train"))
+        probe(model.transform(spark.table("t").limit(3)))
+    """, DATAFRAME, 3),
+    model("ml-transform", "transform-of-pandas", """
+        import pandas as pd
+        probe(scaler.transform(pd.read_csv("x.csv")))
+    """, NOT_SPARK),
+    # counter-evidence
+    model("pandas", "read-csv", """
+        import pandas as pd
+        probe(pd.read_csv("x.csv"))
+    """, PANDAS),
+    model("pandas", "loc-wins-over-groupBy", """
+        from pyspark.sql import functions as F
+        def f(frame):
+            frame.groupBy("k")
+            frame.loc[0, "a"] = 1
+            probe(frame)
+    """, NOT_SPARK),
+    model("pandas", "loc-first-then-groupBy", """
+        from pyspark.sql import functions as F
+        def f(frame):
+            frame.loc[0, "a"] = 1
+            frame.groupBy("k")
+            probe(frame)
+    """, NOT_SPARK),
+    model("pandas", "refuted-receiver-evidence", """
+        from pyspark.sql import functions as F
+        def f(frame):
+            frame.iloc[0]
+            probe(frame.withColumn("a", F.lit(1)))
+    """, NOT_SPARK),
+    model("pandas", "inplace-keyword", """
+        from pyspark.sql import functions as F
+        def f(frame):
+            frame.printSchema()
+            frame.fillna(0, inplace=True)
+            probe(frame)
+    """, NOT_SPARK),
+    model("pandas", "assigned-from-pandas-in-a-branch", """
+        import pandas as pd
+        from pyspark.sql import SparkSession
+        spark = SparkSession.builder.getOrCreate()
+        def f(local):
+            if local:
+                df = pd.read_csv("x.csv")
+            else:
+                df = spark.read.csv("x.csv")
+            df.printSchema()
+            probe(df)
+    """, NOT_SPARK),
+    model("polars", "scan-csv-collect", """
+        import polars as pl
+        probe(pl.scan_csv("x.csv").collect())
+    """, FOREIGN),
+    model("polars", "lazyframe-from-import", """
+        from polars import scan_parquet
+        def f():
+            lf = scan_parquet("x")
+            lf.createOrReplaceTempView("v")
+            probe(lf)
+    """, NOT_SPARK),
+    model("polars", "with_columns-wins", """
+        from pyspark.sql import functions as F
+        def f(lf):
+            lf.with_columns(a=1)
+            lf.toPandas()
+            probe(lf)
+    """, NOT_SPARK),
+    model("dask", "compute-wins", """
+        from pyspark.sql import functions as F
+        def f(ddf):
+            ddf.withColumn("a", F.lit(1))
+            ddf.compute()
+            probe(ddf)
+    """, NOT_SPARK),
+    model("dask", "read-parquet", """
+        import dask.dataframe as dd
+        probe(dd.read_parquet("x"))
+    """, FOREIGN),
+    model("ibis", "execute-wins", """
+        from pyspark.sql import functions as F
+        def f(t):
+            t.printSchema()
+            t.execute()
+            probe(t)
+    """, NOT_SPARK),
+    model("ibis", "connection-table", """
+        import ibis
+        con = ibis.duckdb.connect()
+        probe(con.table("t"))
+    """, FOREIGN),
+    model("orm", "objects-refutes-the-model", """
+        from pyspark.sql import functions as F
+        def f(Order):
+            Order.objects.filter(a=1)
+            Order.printSchema()
+            probe(Order)
+    """, NOT_SPARK),
+    model("orm", "queryset-origin", """
+        from pyspark.sql import functions as F
+        from shop.models import Order
+        def f():
+            qs = Order.objects.filter(status="open")
+            qs.printSchema()
+            probe(qs)
+    """, NOT_SPARK, xfail="`.objects.filter(...)` is not read as an ORM origin: only `X.objects` refutes `X` "
+                          "(FOREIGN_ONLY), the queryset assigned from it is not refuted (evidence._scan checks "
+                          "assignments by module only), so a DataFrame-only member makes it a DataFrame"),
+    model("orm", "sqlalchemy-scalars", """
+        from pyspark.sql import functions as F
+        def f(result):
+            result.scalars()
+            result.unpersist()
+            probe(result)
+    """, NOT_SPARK),
+]
+
+
+_SPARK_KINDS = {DATAFRAME, SESSION, "Column", "RDD", "GroupedData", "DataFrameReader"}
+
+
+@pytest.mark.parametrize("code, expect_kind, bound, why", MODEL)
+def test_model(code, expect_kind, bound, why):
+    value = probe(code)
+    if expect_kind == NOT_SPARK:
+        assert value is None or value.kind not in _SPARK_KINDS, value
+        return
+    assert value is not None and value.kind == expect_kind, value
+    if bound is not None:
+        assert value.bound == bound, value
+    if why is not None:
+        assert value.why and why in value.why, value.why
+
+
+def test_evidence_is_read_lazily_and_once():
+    """Only scopes whose text uses a name with a watched member are scanned, and each at most once."""
+    code = _code("""
+        from pyspark.sql import functions as F
+        def a(df):
+            df.printSchema()
+            probe(df)
+            probe(df)
+        def b(x):
+            probe(x)
+    """)
+    module = cst.parse_module(code)
+    sem = Semantic(frozenset(), code)
+    scans = []
+    original = sem._scan
+    sem._scan = lambda node: scans.append(node) or original(node)
+    visit, leave = sem.hooks()
+    seen = []
+
+    def on_call(node):
+        if isinstance(node.func, cst.Name) and node.func.value == "probe":
+            seen.append(sem.infer(node.args[0].value))
+
+    visits = {k: [fn] for k, fn in visit.items()}
+    visits.setdefault(cst.Call, []).append(on_call)
+    walk(module, visits, {k: [fn] for k, fn in leave.items()}, [])
+    assert [v.kind if v else None for v in seen] == [DATAFRAME, DATAFRAME, None]
+    assert len(scans) == 1  # `x` is never used with a watched member: function b is not scanned
+
+
+def test_bounded_constant_is_what_inferred_limits_give():
+    value = probe("""
+        from pyspark.sql import functions as F
+        def f(df, n):
+            df.printSchema()
+            probe(df.limit(n))
+    """)
+    assert value.kind == DATAFRAME and value.bound == BOUNDED
