@@ -39,6 +39,7 @@ class ShowInCode(PythonRule):
     name = "show-in-code"
     summary = "`show()` left in a job runs a Spark job for a log line"
     explicit = True
+    skip_in_tests = True
     triggers = ("show",)
     doc_setup = 'orders = spark.table("orders")\n'
 

@@ -31,6 +31,7 @@ import libcst as cst
 
 from linter.semantic.api import _SAME_ROWS
 from linter.semantic.bounds import UNBOUNDED
+from linter.sources.python import child_nodes
 from linter.semantic.values import COLUMN, DATAFRAME, FOREIGN, IMPORT, PANDAS, Value, dotted_name
 
 # Methods and attributes only a Spark DataFrame has, among the frame libraries a
@@ -110,10 +111,9 @@ def _body(node) -> list:
     return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
 
 
-def _children(node):
-    for child in node.children:
-        if not isinstance(child, (cst.FunctionDef, cst.ClassDef)):
-            yield child
+def _children(node) -> list:
+    """Children read for evidence: a nested function or class has scopes of its own."""
+    return [c for c in child_nodes(node) if not isinstance(c, (cst.FunctionDef, cst.ClassDef))]
 
 
 class Evidence:

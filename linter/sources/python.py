@@ -184,6 +184,31 @@ def _is_node(cls) -> bool:
 _LEAVE = object()  # on the walk's stack: the node below it is left next
 
 
+def child_nodes(node) -> list:
+    """A node's children as the walk visits them: no whitespace, punctuation or plain values.
+
+    Several times faster than libcst's ``node.children``, which builds every
+    whitespace node too; for the few passes that read a subtree on demand (the
+    walk itself inlines the same loop).
+    """
+    cls = node.__class__
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _child_fields(cls)
+    out = []
+    for name in fields:
+        value = getattr(node, name)
+        vcls = value.__class__
+        if vcls is tuple or vcls is list:
+            for item in value:
+                icls = item.__class__
+                if _IS_NODE.get(icls) or (icls not in _IS_NODE and _is_node(icls)):
+                    out.append(item)
+        elif _IS_NODE.get(vcls) or (vcls not in _IS_NODE and _is_node(vcls)):
+            out.append(value)
+    return out
+
+
 def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
     """Visit every node once, in source order, without recursion.
 
