@@ -76,7 +76,15 @@ _BATCH_FUNCTION = re.compile(
 )
 # Calls whose argument is a Spark DataFrame (qualified names after imports are resolved).
 DATAFRAME_TAKING = frozenset({"awsglue.dynamicframe.DynamicFrame.fromDF", "pyspark.sql.functions.broadcast"})
-_MEMBER = re.compile(r"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\b")
+_MEMBER = None  # compiled on first use: the names of every watched member, one alternation (scanned in C)
+
+
+def _member_pattern():
+    global _MEMBER
+    if _MEMBER is None:
+        names = "|".join(sorted(_WATCHED | FOREIGN_ONLY, key=len, reverse=True))
+        _MEMBER = re.compile(rf"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*(?:{names})\b")
+    return _MEMBER
 _WATCHED = DATAFRAME_ONLY | COLUMN_TAKING | _SAME_ROWS
 
 
@@ -138,10 +146,8 @@ class Evidence:
         if self._watched is None:
             keys = set()
             text = self.text or ""
-            for m in _MEMBER.finditer(text):
-                member = m.group(3)
-                if member in _WATCHED or member in FOREIGN_ONLY:
-                    keys.add(("self." if m.group(1) else "") + m.group(2))
+            for prefix, name in _member_pattern().findall(text):
+                keys.add("self." + name if prefix else name)
             if "fromDF" in text or "broadcast" in text:
                 keys.update(re.findall(r"\b(?:fromDF|broadcast)\s*\(\s*([A-Za-z_]\w*)", text))
             self._watched = keys
