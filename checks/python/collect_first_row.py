@@ -3,7 +3,7 @@ import libcst as cst
 from checks.python._driver import shown
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, literal_int, method_name
+from linter.semantic import DATAFRAME, UNBOUNDED, literal_int, method_name
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -25,10 +25,14 @@ def first_row_index(ctx, call: cst.Call):
 class CollectFirstRow(PythonRule):
     """
     ## What it does
-    Finds `df.collect()[0]` (and `collect()[0][0]`) on a DataFrame that may
-    have more than one row. A DataFrame known to hold one row (a global
-    aggregate such as `df.agg(F.max("x"))`, or `limit(1)`) is not reported:
-    `df.agg(F.max("x")).collect()[0][0]` is the idiomatic way to read a scalar.
+    Finds `df.collect()[0]` (and `collect()[0][0]`) on a DataFrame whose rows
+    nothing bounds, or that holds more than one row (`limit(1000)`). A
+    DataFrame known to hold one row (a global aggregate such as
+    `df.agg(F.max("x"))`, or `limit(1)`) is not reported:
+    `df.agg(F.max("x")).collect()[0][0]` is the idiomatic way to read a scalar;
+    nor are rows made on the driver, or a frame whose size nothing in the file
+    says (what an ML transformer nobody saw fitted returns, a frame assigned
+    differently in two branches).
 
     SPK101 (collect-on-unbounded-dataframe) leaves these calls to this rule.
 
@@ -78,6 +82,8 @@ class CollectFirstRow(PythonRule):
         Valid(_SETUP + "row = orders.first()\n"),
         Valid(_SETUP + "rows = orders.limit(5).collect()\nsecond = rows[1]\n"),
         Valid("rows = cursor.collect()[0]\n"),
+        Valid(_SETUP + "stats = ComputeModelStatistics(scoredLabelsCol='p').transform(orders)\n"
+              "auc = stats.select('AUC').collect()[0][0]\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -89,8 +95,8 @@ class CollectFirstRow(PythonRule):
         value = self.ctx.semantic.infer(node.func.value)
         if value is None or value.kind != DATAFRAME:
             return
-        if isinstance(value.bound, int) and value.bound <= 1:
-            return
+        if value.bound != UNBOUNDED and not (isinstance(value.bound, int) and value.bound > 1):
+            return  # one row, rows made on the driver, or a frame whose rows nothing here says (an ML statistic)
         name = shown(self.ctx, node.func.value)
         self.ctx.report(
             self,
