@@ -51,6 +51,8 @@ PRELUDE = "from pyspark.sql import SparkSession, DataFrame\nfrom pyspark.sql imp
     ("spark.sql('DESCRIBE TABLE t')", DATAFRAME, BOUNDED),
     ("spark.sql('EXPLAIN SELECT * FROM t')", DATAFRAME, BOUNDED),
     ("spark.range(10)", DATAFRAME, 10),
+    # what the value is made of beats its annotation
+    ("r: DataFrame = spark.read.format('csv')\nr.load('p')", DATAFRAME, UNBOUNDED),
     ("spark.read.json(spark.sparkContext.parallelize([text]))", DATAFRAME, BOUNDED),
     ("spark.createDataFrame(spark.sparkContext.textFile('/logs'))", DATAFRAME, UNBOUNDED),
     ("spark.createDataFrame(rows, 'a int')", DATAFRAME, BOUNDED),

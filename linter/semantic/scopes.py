@@ -285,9 +285,10 @@ class Scopes:
             self._bind_target(target.target, value)
 
     def _ann_assign(self, node: cst.AnnAssign) -> None:
-        value = self.annotation_value(node.annotation.annotation)
-        if value is None and node.value is not None:
-            value = self.infer(node.value)
+        # What the value is made of beats what the annotation says (`reader: DataFrame = spark.read.format(...)`)
+        value = self.infer(node.value) if node.value is not None else None
+        if value is None:
+            value = self.annotation_value(node.annotation.annotation)
         self._bind_target(node.target, value)
 
     def _aug_assign(self, node: cst.AugAssign) -> None:
