@@ -325,7 +325,9 @@ def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False, em
         unit = Unit(SQL, text, unit.document, unit.line_map)
     statements, errors = parse_statements(text, settings.dialect_for(unit.document.path))
     out = [] if fields else [Diagnostic(PARSE_ERROR, e.message, e.start, e.end) for e in errors]
-    rules = [r for r in registry.all_rules() if r.kind == "sql" and r.code in codes]
+    in_tests = is_test_path(unit.document.path)
+    rules = [r for r in registry.all_rules()
+             if r.kind == "sql" and r.code in codes and not (in_tests and r.skip_in_tests)]
     if not rules or not statements:
         return out
     ctx = SqlContext(unit, settings)

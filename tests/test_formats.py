@@ -160,7 +160,7 @@ def test_notebook_findings_carry_their_cell(run):
     data = json.loads(r.out)
     cells = {(os.path.basename(d["filename"]), d["cell"], d["location"]["row"], d["code"]) for d in data}
     assert ("orders_exploration.ipynb", 3, 2, "SPK102") in cells
-    assert ("orders_exploration.ipynb", 4, 2, "SPK501") in cells
+    assert ("orders_exploration.ipynb", 4, 2, "SPK504") in cells
     assert ("legacy_report_v3.ipynb", 2, 2, "SPK101") in cells
     # Databricks source notebooks keep the file's own rows
     assert ("databricks_customers.py", None, 22, "SPK101") in cells

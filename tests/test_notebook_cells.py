@@ -38,7 +38,7 @@ def _notebook(cells, metadata=None):
 def test_v3_cells_are_numbered_across_worksheets_markdown_and_headings_included(run):
     # worksheet 1: heading, markdown, code, code; worksheet 2: heading, %%sql, raw, code
     path = os.path.join(NOTEBOOKS, "legacy_worksheets_v3.ipynb")
-    assert _places(run, path) == {(6, 2, 8, "SPK501"), (8, 1, 15, "SPK101")}
+    assert _places(run, path) == {(6, 2, 35, "SPK504"), (8, 1, 15, "SPK101")}
     # `orders` comes from worksheet 1: the cells of all worksheets are one Python text
     [collect] = [d for d in _findings(run, path) if d["code"] == "SPK101"]
     assert 'from `spark.table("sales.orders")`' in collect["message"]
@@ -60,7 +60,7 @@ def test_v3_fix_goes_into_the_input_of_the_cell_in_the_second_worksheet(tmp_path
     text = json.dumps(nb, indent=1, sort_keys=True) + "\n"
     path = write(tmp_path / "legacy.ipynb", text)
     assert _places(run, path) == {(4, 1, 21, "SPK302")}
-    r = run("check", path, "--no-cache", "--fix", "--output-format", "concise")
+    r = run("check", path, "--no-cache", "--fix", "--unsafe-fixes", "--output-format", "concise")
     assert r.code == 0, r
     nb["worksheets"][1]["cells"][1]["input"] = ['missing = df.filter(F.col("x").isNull())']
     assert open(path, encoding="utf-8").read() == json.dumps(nb, indent=1, sort_keys=True) + "\n"
@@ -86,9 +86,9 @@ def test_databricks_sql_notebook_end_to_end():
     # cells without `;` end at `-- COMMAND`, `-- MAGIC %sql` lines are SQL, `-- MAGIC %python` cells are Python
     # (`orders` defined in the first %python cell is known in the second), `%md` is skipped: no SPK001
     assert lines == [
-        f"{path}:9:8: SPK501",
-        f"{path}:29:17: SPK501",
-        f"{path}:34:8: SPK501",
+        f"{path}:9:35: SPK504",
+        f"{path}:29:44: SPK506",
+        f"{path}:34:46: SPK504",
         f"{path}:40:74: SPK101",
     ], r.out
 
@@ -96,7 +96,7 @@ def test_databricks_sql_notebook_end_to_end():
 def test_databricks_sql_bad_cells_are_reported_at_their_lines_and_the_rest_is_checked(tmp_path, run):
     text = (
         "-- Databricks notebook source\n"      # 1
-        "SELECT * FROM a\n"                    # 2
+        "SELECT * FROM a WHERE status = 'N/A'\n"  # 2: a notebook's `SELECT *` is not SPK501's
         "\n"
         "-- COMMAND ----------\n"              # 4
         "\n"
@@ -109,13 +109,13 @@ def test_databricks_sql_bad_cells_are_reported_at_their_lines_and_the_rest_is_ch
         "\n"
         "-- COMMAND ----------\n"              # 13
         "\n"
-        "SELECT * FROM d; -- noqa: SPK501\n"   # 15
-        "SELECT * FROM e\n"                    # 16: a cell's statements, the last without `;`
+        "SELECT * FROM d WHERE status = 'N/A'; -- noqa: SPK504\n"  # 15
+        "SELECT * FROM e WHERE status = 'N/A'\n"  # 16: a cell's statements, the last without `;`
     )
     path = write(tmp_path / "report.sql", text)
     found = _findings(run, path)
     assert {(d["cell"], d["location"]["row"], d["location"]["column"], d["code"]) for d in found} == {
-        (None, 2, 8, "SPK501"), (None, 6, 1, "SPK001"), (None, 11, 10, "SPK001"), (None, 16, 8, "SPK501")}
+        (None, 2, 32, "SPK504"), (None, 6, 1, "SPK001"), (None, 11, 10, "SPK001"), (None, 16, 32, "SPK504")}
     assert any("Python 2" in d["message"] for d in found if d["location"]["row"] == 11)
 
 
@@ -145,7 +145,7 @@ def test_databricks_py_bad_command_cell(run):
     path = os.path.join(NOTEBOOKS, "databricks_legacy_py2.py")
     found = _findings(run, path)
     assert {(d["cell"], d["location"]["row"], d["location"]["column"], d["code"]) for d in found} == {
-        (None, 13, 1, "SPK001"), (None, 18, 16, "SPK501"), (None, 23, 15, "SPK101")}
+        (None, 13, 1, "SPK001"), (None, 18, 58, "SPK506"), (None, 23, 15, "SPK101")}
     [collect] = [d for d in found if d["code"] == "SPK101"]
     assert 'from `spark.table("raw.events")`' in collect["message"]
 
@@ -175,7 +175,7 @@ def test_fix_in_a_good_cell_of_a_notebook_with_a_bad_cell(tmp_path, run):
                    'missing = df.filter(F.col("x") == None)'),
              _code("print df.count()")]
     path = write(tmp_path / "n.ipynb", _notebook(cells))
-    r = run("check", path, "--no-cache", "--fix", "--output-format", "concise")
+    r = run("check", path, "--no-cache", "--fix", "--unsafe-fixes", "--output-format", "concise")
     assert r.code == 1 and "would leave the file unparseable" not in r.err, r
     assert r.out.splitlines()[0].endswith("n.ipynb:cell 2:1:1: SPK001 cannot parse Python: Missing parentheses in "
                                           "call to 'print'. Did you mean print(...)? (this looks like Python 2, "
@@ -190,7 +190,7 @@ def test_fix_in_a_databricks_py_notebook_with_a_bad_cell(tmp_path, run):
             'missing = df.filter(F.col("x") == None)\n')
     path = write(tmp_path / "job.py", text)
     assert _places(run, path) == {(None, 7, 1, "SPK001"), (None, 11, 21, "SPK302")}
-    r = run("check", path, "--no-cache", "--fix", "--output-format", "concise")
+    r = run("check", path, "--no-cache", "--fix", "--unsafe-fixes", "--output-format", "concise")
     assert r.code == 1 and not r.err, r
     assert open(path, encoding="utf-8").read() == text.replace('F.col("x") == None', 'F.col("x").isNull()')
 
@@ -226,34 +226,52 @@ def test_fabric_notebook_and_cell_languages(tmp_path, run):
     # Fabric keeps the PySpark kernel and says the notebook's language in language_info
     r_nb = {"kernelspec": {"display_name": "Synapse PySpark", "language": "Python", "name": "synapse_pyspark"},
             "language_info": {"name": "r"}}
-    cells = [_code('library(sparklyr)\ndf <- sdf_sql(sc, "SELECT * FROM t")'), _code("%%sql\nSELECT * FROM t")]
+    cells = [_code('library(sparklyr)\ndf <- sdf_sql(sc, "SELECT * FROM t WHERE status = \'N/A\'")'),
+             _code("%%sql\nSELECT * FROM t WHERE status = 'N/A'")]
     path = write(tmp_path / "r.ipynb", _notebook(cells, r_nb))
-    assert _places(run, path) == {(2, 2, 8, "SPK501")}
-    sparksql = _code("SELECT * FROM lake.t")
+    assert _places(run, path) == {(2, 2, 32, "SPK504")}
+    sparksql = _code("SELECT * FROM lake.t WHERE status = 'N/A'")
     sparksql["metadata"] = {"microsoft": {"language": "sparksql"}}
-    tsql = _code("SELECT TOP 10 * FROM dbo.t")
+    tsql = _code("SELECT TOP 10 * FROM dbo.t WHERE status = 'N/A'")
     tsql["metadata"] = {"microsoft": {"language": "sql"}}  # T-SQL on a warehouse, not Spark SQL
     scala = _code('val rows = spark.table("t").collect()')
     scala["metadata"] = {"microsoft": {"language": "scala"}}
     path = write(tmp_path / "mixed.ipynb", _notebook([sparksql, tsql, scala, _code('spark.table("t").collect()')]))
-    assert _places(run, path) == {(1, 1, 8, "SPK501"), (4, 1, 18, "SPK101")}
+    assert _places(run, path) == {(1, 1, 37, "SPK504"), (4, 1, 18, "SPK101")}
+
+
+def test_select_star_in_notebooks_is_reported_only_when_inserted(tmp_path, run):
+    # a notebook's `SELECT *` is how one looks at a table; `INSERT ... SELECT *` writes by position
+    cells = [_code("%%sql\nSELECT * FROM sales.orders LIMIT 10"),
+             _code("%%sql\nINSERT INTO sales.orders_archive\nSELECT * FROM sales.orders"),
+             _code('display(spark.sql("SELECT * FROM sales.orders"))'),
+             _code("%%sql\nCREATE OR REPLACE TEMP VIEW recent AS SELECT * FROM sales.orders")]
+    path = write(tmp_path / "look.ipynb", _notebook(cells))
+    assert _places(run, path) == {(2, 3, 8, "SPK501")}
+    text = ("SELECT * FROM sales.orders\n\n-- COMMAND ----------\n\n"
+            "INSERT INTO sales.orders_archive SELECT * FROM sales.orders\n")
+    path = write(tmp_path / "look.sql", "-- Databricks notebook source\n" + text)
+    assert _places(run, path) == {(None, 6, 41, "SPK501")}
+    path = write(tmp_path / "plain.sql", text.replace("\n\n-- COMMAND ----------\n\n", ";\n"))
+    assert _places(run, path) == {(None, 1, 8, "SPK501"), (None, 2, 41, "SPK501")}
 
 
 # 4. %%sql with backslash continuations -------------------------------------------------------------------------
 
 def test_glue_sql_cells_with_backslash_continuations(run):
     path = os.path.join(NOTEBOOKS, "glue_session_sql.ipynb")
-    assert _places(run, path) == {(4, 4, 7, "SPK509"), (5, 3, 8, "SPK501")}
+    assert _places(run, path) == {(4, 4, 7, "SPK509"), (5, 3, 54, "SPK506")}
 
 
 def test_backslash_on_the_finding_line(tmp_path, run):
-    cells = [_code("%%sql\nSELECT * \\\nFROM sales.orders \\\nWHERE upper(status) = 'OPEN'")]
+    cells = [_code("%%sql\nSELECT order_id, coalesce(region, 'N/A') AS region \\\nFROM sales.orders \\\n"
+                   "WHERE upper(status) = 'OPEN'")]
     path = write(tmp_path / "glue.ipynb", _notebook(cells))
     found = _findings(run, path)
     assert {(d["cell"], d["location"]["row"], d["location"]["column"], d["code"]) for d in found} == {
-        (1, 2, 8, "SPK501"), (1, 4, 7, "SPK509")}
+        (1, 2, 35, "SPK504"), (1, 4, 7, "SPK509")}
     r = run("check", path, "--no-cache")
-    assert "2 | SELECT * \\" in r.out  # the code frame shows the cell's own line
+    assert "2 | SELECT order_id, coalesce(region, 'N/A') AS region \\" in r.out  # the code frame shows the cell's own line
 
 
 # Bad input -----------------------------------------------------------------------------------------------------
@@ -313,8 +331,8 @@ def test_python_export_without_header_is_read_cell_by_cell(tmp_path, run):
 def test_sql_export_without_header_splits_statements_at_cells(tmp_path, run):
     path = write(tmp_path / "chapter_10.sql",
                  "SELECT dest_country_name FROM flights LIMIT 10\n\n-- COMMAND ----------\n\n"
-                 "SELECT * FROM flights\n")
-    assert _places(run, path) == {(None, 5, 8, "SPK501")}
+                 "SELECT * FROM flights WHERE origin_country_name NOT IN (SELECT dest_country_name FROM flights)\n")
+    assert _places(run, path) == {(None, 5, 29, "SPK506")}
 
 
 def test_a_python_file_that_mentions_command_lines_in_a_string_is_plain_python(tmp_path, run):

@@ -10,11 +10,14 @@ class SelectStar(SqlRule):
     Finds `SELECT *` and `SELECT t.*` projections in Spark SQL: `.sql` files and
     `%sql` notebook cells.
 
-    In the Python cells of notebooks (Jupyter, Databricks, Fabric), a
-    `spark.sql("SELECT * ...")` is how one looks at a table: only `INSERT ...
-    SELECT *` is reported there (`%sql` cells and `.sql` files are checked in
-    full). `CREATE TABLE ... AS SELECT *` is a copy and is not reported
-    anywhere.
+    Reported in `.sql` files and in SQL embedded in Python modules, not in test
+    modules. In notebooks (Jupyter, Databricks and Fabric, their `%sql` cells
+    and Databricks SQL notebooks) a `SELECT *` is how one looks at a table:
+    only `INSERT ... SELECT *`, which writes by position, is reported there.
+    `CREATE TABLE ... AS SELECT *` (a copy of every column on purpose) and
+    `CREATE VIEW ... AS SELECT *` (its readers' own column lists are pruned)
+    are not reported. Two hand-judged samples of this rule's findings on real
+    notebooks found none right: that is why notebooks are left out.
 
     Not reported: `COUNT(*)`, `EXISTS (SELECT * ...)`, and (by default) a star
     over a subquery or a CTE defined in the same statement, or over a temporary
@@ -51,6 +54,7 @@ class SelectStar(SqlRule):
     """
 
     code = "SPK501"
+    skip_in_tests = True
     name = "select-star"
     summary = "`SELECT *` reads every column and changes with the table"
     options = {"allow-from-subquery": Option(True, "Allow a star over a subquery or a CTE of the statement.")}
@@ -67,10 +71,13 @@ class SelectStar(SqlRule):
     )
     valid = (
         Valid("CREATE TABLE sales.orders_copy AS SELECT * FROM sales.orders;\n", path="q.sql"),
+        Valid("SELECT * FROM sales.orders;\n", path="tests/sql/test_orders.sql"),
         Valid("# Databricks notebook source\ndisplay(spark.sql('SELECT * FROM sales.orders'))\n", path="look.py"),
         Valid("SELECT count(*) AS n FROM orders;\n", path="q.sql"),
         Valid("SELECT id FROM a WHERE EXISTS (SELECT * FROM b WHERE b.id = a.id);\n", path="q.sql"),
         Valid("WITH c AS (SELECT id, amount FROM t) SELECT * FROM c;\n", path="q.sql"),
+        Valid("CREATE OR REPLACE VIEW sales.recent AS SELECT * FROM sales.orders WHERE day > current_date() - 7;\n",
+              path="q.sql"),
         Valid("SELECT * FROM (SELECT id, amount FROM t) x;\n", path="q.sql"),
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "spark.table('orders').select('id', 'amount').createOrReplaceTempView('recent')\n"
@@ -100,10 +107,10 @@ class SelectStar(SqlRule):
         while statement.parent is not None and not isinstance(statement.parent, (exp.Insert, exp.Create)):
             statement = statement.parent
         into = statement.parent
-        if isinstance(into, exp.Create) and str(into.args.get("kind") or "").upper() == "TABLE":
-            return  # `CREATE TABLE t AS SELECT *`: a copy, every column on purpose (a view is still reported)
-        if not isinstance(into, exp.Insert) and self.ctx.embedded and self.ctx.unit.document.kind in _NOTEBOOKS:
-            return  # `df = spark.sql("SELECT * FROM t")` in a notebook cell: looking at a table
+        if isinstance(into, exp.Create):
+            return  # `CREATE TABLE t AS SELECT *` copies every column on purpose; a view's readers prune
+        if not isinstance(into, exp.Insert) and self.ctx.unit.document.kind in _NOTEBOOKS:
+            return  # a notebook's `SELECT *` (a %sql cell, `display(spark.sql(...))`) is how one looks at a table
         self.ctx.report(
             self,
             node,
