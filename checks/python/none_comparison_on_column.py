@@ -37,9 +37,11 @@ class NoneComparisonOnColumn(PythonRule):
     ```
 
     ## Fix safety
-    Safe: `col == None` keeps no row and `col.isNull()` keeps the null ones,
-    so the fix changes the result, from the always-empty one to the intended
-    one; nothing else is touched. (`tests/test_fix_equivalence.py` runs both
+    Unsafe (ruff's definition: a safe fix keeps what the code computes):
+    `col == None` keeps no row and `col.isNull()` keeps the null ones, so the
+    fix changes the job's output, from the always-empty result to the one the
+    author surely meant. It is applied with `--unsafe-fixes`, never by the
+    pre-commit fix hook on its own. (`tests/test_fix_equivalence.py` runs both
     on Spark.)
 
     ## References
@@ -51,19 +53,19 @@ class NoneComparisonOnColumn(PythonRule):
     name = "none-comparison-on-column"
     summary = "`col == None` is never true; use `isNull()`"
     severity = "error"
-    fix = "safe"
+    fix = "unsafe"
     triggers = ("None",)
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
         Invalid(_SETUP + "missing = orders.filter(F.col('email') == None)\n",
-                fixed=_SETUP + "missing = orders.filter(F.col('email').isNull())\n"),
+                unsafe=True, fixed=_SETUP + "missing = orders.filter(F.col('email').isNull())\n"),
         Invalid(_SETUP + "known = orders.where(orders.email != None)\n",
-                fixed=_SETUP + "known = orders.where(orders.email.isNotNull())\n"),
+                unsafe=True, fixed=_SETUP + "known = orders.where(orders.email.isNotNull())\n"),
         Invalid(_SETUP + "flag = F.when(None == orders['email'], 1)\n",
-                fixed=_SETUP + "flag = F.when(orders['email'].isNull(), 1)\n"),
+                unsafe=True, fixed=_SETUP + "flag = F.when(orders['email'].isNull(), 1)\n"),
         Invalid(_SETUP + "x = orders.filter((F.col('a') + F.col('b')) == None)\n",
-                fixed=_SETUP + "x = orders.filter((F.col('a') + F.col('b')).isNull())\n"),
+                unsafe=True, fixed=_SETUP + "x = orders.filter((F.col('a') + F.col('b')).isNull())\n"),
     )
     valid = (
         Valid(_SETUP + "missing = orders.filter(F.col('email').isNull())\n"),
@@ -93,5 +95,5 @@ class NoneComparisonOnColumn(PythonRule):
             f"`{shown(self.ctx, column)} {op} None` compares with null, which is never true: "
             "a filter on it keeps no rows",
             help=f"use `{shown(self.ctx, column)}.{method}()`",
-            fix=replace(node, f"{atom(self.ctx, column)}.{method}()", f"Use `.{method}()`"),
+            fix=replace(node, f"{atom(self.ctx, column)}.{method}()", f"Use `.{method}()`", safe=False),
         )
