@@ -1,18 +1,22 @@
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import CACHES, method_name
+from linter.semantic import method_name
 
+_CACHES = ("cache", "persist")  # not checkpoint/localCheckpoint: those cut lineage, worth it even if read once
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 
 
 class CacheUsedOnce(PythonRule):
     """
     ## What it does
-    Finds a variable assigned a `cache()`d or `persist()`ed DataFrame that the
-    rest of its function (or module) reads at most once, and, inside a
-    function, one that is never `unpersist()`ed (unless the function returns
-    it). Preview rule (`--preview`).
+    Finds a variable assigned a `cache()`d or `persist()`ed DataFrame (or
+    cached in place by a bare `df.cache()` statement) that the rest of its
+    function (or module) reads at most once, and, inside a function, one that
+    is never `unpersist()`ed (unless the function returns it).
+    `checkpoint()` and `localCheckpoint()` are not caches here: they cut a
+    plan's lineage (in iterative loops above all), which pays off even when
+    the result is read once. Preview rule (`--preview`).
 
     ## Why is this bad?
     Caching pays off only when the cached data is read again. Read once, it
@@ -44,19 +48,25 @@ class CacheUsedOnce(PythonRule):
     name = "cache-used-once"
     summary = "a cached DataFrame is read only once, or never released"
     preview = True
-    triggers = tuple(CACHES)
+    triggers = ("cache", "persist")
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
         Invalid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.write.parquet('s3://reports/daily/')\n"),
         Invalid(_SETUP + "def f():\n    x = orders.persist()\n    return x.count()\n"),
         Invalid(_SETUP + "def f():\n    x = orders.cache()\n    print(x.count())\n    x.show()\n"),
+        Invalid(_SETUP + "daily = orders.groupBy('day').count()\ndaily.cache()\ndaily.write.parquet('s3://r/')\n"),
+        Invalid(_SETUP + "daily = orders.groupBy('day').count()\ndaily = daily.cache()\ndaily.write.parquet('s3://r/')\n"),
     )
     valid = (
         Valid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.count()\ndaily.write.parquet('s3://r/')\n"),
         Valid(_SETUP + "daily = orders.groupBy('day').count()\ndaily.write.parquet('s3://r/')\n"),
         Valid(_SETUP + "def f():\n    x = orders.cache()\n    return x\n\ndef g(y):\n    return y\n"),
         Valid(_SETUP + "def f():\n    x = orders.cache()\n    print(x.count())\n    x.show()\n    x.unpersist()\n"),
+        Valid(_SETUP + "daily = orders.groupBy('day').count()\ndaily.cache()\ndaily.count()\ndaily.write.parquet('s3://r/')\n"),
+        Valid(_SETUP + "def g(edges):\n    for i in range(10):\n        edges = orders.join(edges, 'k').localCheckpoint()\n"
+              "    return edges.count()\n"),
+        Valid(_SETUP + "def g():\n    x = orders.localCheckpoint()\n    return x.count()\n"),
     )
 
     def __init__(self, ctx):
@@ -92,9 +102,16 @@ class CacheUsedOnce(PythonRule):
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         if (len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(value, cst.Call)
-                and method_name(value) in CACHES and not value.args
+                and method_name(value) in _CACHES and not value.args
                 and self.ctx.semantic.is_dataframe(value.func.value)):
             self.frames[-1][node.targets[0].target.value] = [node, 0, False, False]
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        """`df.cache()` as a statement: `df` is cached in place."""
+        value = node.value
+        if (isinstance(value, cst.Call) and method_name(value) in _CACHES and not value.args
+                and isinstance(value.func.value, cst.Name) and self.ctx.semantic.is_dataframe(value.func.value)):
+            self.frames[-1][value.func.value.value] = [node, 0, False, False]
 
     def visit_Name(self, node: cst.Name) -> None:
         frame = self.frames[-1]
@@ -110,4 +127,6 @@ class CacheUsedOnce(PythonRule):
         if isinstance(parent, cst.Attribute) and parent.attr.value == "unpersist":
             entry[2] = True
             return
+        if isinstance(parent, cst.Attribute) and parent.attr.value in _CACHES:
+            return  # the cache call itself (`df.cache()`, `df = df.cache()`), not a read
         entry[1] += 1

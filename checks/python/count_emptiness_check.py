@@ -20,15 +20,19 @@ class CountEmptinessCheck(PythonRule):
     ## What it does
     Finds `count()` of a DataFrame used only to learn whether it has rows:
     `df.count() > 0`, `== 0`, `>= 1`, `!= 0`, `< 1`, `if df.count():`,
-    `not df.count()`, `bool(df.count())`, and `len(df.collect()) > 0` (or
-    `len(df.take(n))` of the same kind). A `count()` whose number is used
+    `not df.count()`, `bool(df.count())`, `if ready and df.count():` (each
+    operand of `and` / `or` is a test), `n = df.count()` whose only use is
+    `n > 0` (or `if not n:`), `df.rdd.isEmpty()`, and `len(df.collect()) > 0`
+    (or `len(df.take(n))` of the same kind). A `count()` whose number is used
     (printed, logged, stored) is not reported.
 
     ## Why is this bad?
     `count()` runs a job that reads every row of every partition to produce a
     number that is then thrown away. `isEmpty()` (Spark 3.3+) stops at the
     first row it finds; `len(df.collect())` is worse still, as it also ships
-    every row to the driver.
+    every row to the driver. `df.rdd.isEmpty()` stops early too, but through
+    the RDD API: rows are serialised to Python objects to answer a yes/no
+    question that `isEmpty()` answers in the JVM.
 
     ## Example
     ```python
@@ -47,7 +51,8 @@ class CountEmptinessCheck(PythonRule):
     Safe, when the target Spark is 3.3 or newer (`target-spark`; no fix
     otherwise): `df.count() > 0` becomes `not df.isEmpty()`, `== 0` becomes
     `df.isEmpty()`, `if df.count():` becomes `if not df.isEmpty():`, and
-    `len(df.collect()) > 0` becomes `not df.isEmpty()`. The test's value is the
+    `len(df.collect()) > 0` becomes `not df.isEmpty()`, `df.rdd.isEmpty()`
+    becomes `df.isEmpty()`. The test's value is the
     same for every DataFrame; only the work to compute it shrinks.
 
     ## References
@@ -58,7 +63,7 @@ class CountEmptinessCheck(PythonRule):
     skip_in_tests = True
     name = "count-emptiness-check"
     summary = "`count()` (or `len(collect())`) used only to test for rows"
-    triggers = ("count", "collect", "take", "tail")
+    triggers = ("count", "collect", "take", "tail", "isEmpty")
     fix = "safe"
     min_spark = "3.3"
     doc_setup = 'orders = spark.table("orders")\n'
@@ -81,6 +86,14 @@ class CountEmptinessCheck(PythonRule):
         Invalid(_SETUP + "def load(data):\n    count = data.where('ok').count()\n    if not count:\n"
                 "        raise SystemExit('empty')\n    data.write.parquet('out')\n"),
         Invalid(_SETUP + "if not orders.tail(1):\n    pass\n", fixed=_SETUP + "if orders.isEmpty():\n    pass\n"),
+        Invalid(_SETUP + "def load(data):\n    n = data.where('ok').count()\n    if n > 0:\n"
+                "        data.write.parquet('out')\n"),
+        Invalid(_SETUP + "def load(data, ready):\n    if ready and data.where('ok').count():\n"
+                "        data.write.parquet('out')\n",
+                fixed=_SETUP + "def load(data, ready):\n    if ready and not data.where('ok').isEmpty():\n"
+                "        data.write.parquet('out')\n"),
+        Invalid(_SETUP + "if orders.rdd.isEmpty():\n    raise SystemExit(1)\n",
+                fixed=_SETUP + "if orders.isEmpty():\n    raise SystemExit(1)\n"),
         Invalid(_SETUP + "if not orders.count() > 0:\n    pass\n", fixed=_SETUP + "if orders.isEmpty():\n    pass\n"),
         Invalid(_SETUP + "if len(orders.collect()) > 1:\n    pass\n", fixed=_SETUP + "if orders.count() > 1:\n    pass\n"),
         Invalid(_SETUP + "def process(batch, batch_id):\n    if batch.count() > 0:\n        batch.write.save()\n\n"
@@ -97,6 +110,9 @@ class CountEmptinessCheck(PythonRule):
         Valid(_SETUP + "if len(orders.head(1)) > 0:\n    pass\n"),
         Valid(_SETUP + "def load(data):\n    count = data.count()\n    if not count:\n        return 0\n    return count\n"),
         Valid(_SETUP + "if len(orders.take(5)) > 3:\n    pass\n"),
+        Valid(_SETUP + "def load(data):\n    n = data.count()\n    if n > 1000:\n        data.write.parquet('out')\n"),
+        Valid(_SETUP + "if ready and not orders.isEmpty():\n    pass\n"),
+        Valid("rdd = sc.parallelize([1])\nif rdd.isEmpty():\n    pass\n"),
         Valid("import polars as pl\nlf = pl.scan_csv('x.csv')\nif lf.collect().height > 0:\n    pass\n"),
     )
 
@@ -180,12 +196,16 @@ class CountEmptinessCheck(PythonRule):
             return
         left, right = node.left, target.comparator
         found, number, counted = self._counted(left), literal_int(right), left
-        if found is None:
+        if found is None and self._counted(right) is not None:
             found, number, op, counted = self._counted(right), literal_int(left), _FLIP[op], right
-        if found is None and number is not None:
-            self._assigned_count(left if literal_int(right) is not None else right)
+        if found is None:
+            # `n > 0` where `n = df.count()` is used only there
+            name, number, op = (left, literal_int(right), op) if literal_int(right) is not None else \
+                (right, literal_int(left), _FLIP[op])
+            if number is not None and ((op, number) in _EMPTY or (op, number) in _NOT_EMPTY):
+                self._assigned_count(name)
             return
-        if found is None or number is None:
+        if number is None:
             return
         if (op, number) in _EMPTY or (op, number) in _NOT_EMPTY:
             empty = (op, number) in _EMPTY
@@ -202,6 +222,12 @@ class CountEmptinessCheck(PythonRule):
                             fix=replace(counted, f"{atom(self.ctx, receiver)}.count()", "Use `count()`"))
 
     def _truthiness(self, test) -> None:
+        if isinstance(test, cst.BooleanOperation):
+            # `if ready and df.count():`: each operand is tested for truth (a `not` operand is visit_UnaryOperation's)
+            for operand in (test.left, test.right):
+                if not (isinstance(operand, cst.UnaryOperation) and isinstance(operand.operator, cst.Not)):
+                    self._truthiness(operand)
+            return
         whole, negated = test, False
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, negated = test.expression, True
@@ -224,6 +250,24 @@ class CountEmptinessCheck(PythonRule):
 
     def visit_Assert(self, node: cst.Assert) -> None:
         self._truthiness(node.test)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """`df.rdd.isEmpty()`: the same test through the RDD API."""
+        rdd = node.func.value if isinstance(node.func, cst.Attribute) else None
+        if method_name(node) != "isEmpty" or node.args or not (isinstance(rdd, cst.Attribute) and rdd.attr.value == "rdd"):
+            return
+        frame = rdd.value
+        if not self.ctx.semantic.is_dataframe(frame):
+            return
+        name = shown(self.ctx, frame)
+        fix = None
+        if self.ctx.settings.target_spark >= (3, 3):
+            help = f"use `{name}.isEmpty()`, which answers in the JVM with a one-row limit"
+            fix = replace(node, f"{atom(self.ctx, frame)}.isEmpty()", "Use `DataFrame.isEmpty()`")
+        else:
+            help = f"use `len({name}.head(1)) == 0` (`isEmpty()` needs Spark 3.3; target-spark is older)"
+        self.ctx.report(self, node, f"`{name}.rdd.isEmpty()` turns rows into Python objects only to test whether "
+                        f"`{name}` has any", help=help, fix=fix, start=rdd.attr)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         parent = self.ctx.parent_of(node)

@@ -16,8 +16,9 @@ _FEW_ROWS = 100_000  # a proven bound up to this (SPK101's default max-rows) fit
 class RepartitionToOne(PythonRule):
     """
     ## What it does
-    Finds `repartition(1)` and `coalesce(1)` on a DataFrame, and says when the
-    result is written out. The DataFrame may be known from its use (a parameter
+    Finds `repartition(1)` and `coalesce(1)` on a DataFrame, and
+    `repartition(1, "col")` (hashing by a column into one partition is still
+    one partition), and says when the result is written out. The DataFrame may be known from its use (a parameter
     whose `coalesce(1).write` is called); one proven to hold at most 100,000
     rows (`limit(50)`, an aggregate) is not reported.
 
@@ -59,6 +60,7 @@ class RepartitionToOne(PythonRule):
     invalid = (
         Invalid(_SETUP + "orders.coalesce(1).write.mode('overwrite').csv('s3://exports/orders')\n"),
         Invalid(_SETUP + "one = orders.repartition(1)\n"),
+        Invalid(_SETUP + "orders.repartition(1, 'customer_id').write.parquet('s3://exports/orders')\n"),
         Invalid("from pyspark.sql import functions as F\n\ndef load_data(df):\n"
                 "    (df.coalesce(1).write.csv('out', header=True))\n"),
     )
@@ -66,6 +68,7 @@ class RepartitionToOne(PythonRule):
         Valid(_SETUP + "sample = orders.limit(50).coalesce(1)\nsample.write.csv('s3://exports/sample')\n"),
         Valid(_SETUP + "orders.repartition(200, 'customer_id').write.parquet('s3://x')\n"),
         Valid(_SETUP + "small = orders.coalesce(8)\n"),
+        Valid(_SETUP + "by_day = orders.repartition(10, 'day')\n"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nx = frame.coalesce(1)\n"),
     )
 
@@ -74,8 +77,8 @@ class RepartitionToOne(PythonRule):
         if method not in ("repartition", "coalesce"):
             return
         args = positional_args(node)
-        if len(args) != 1 or literal_int(args[0]) != 1:
-            return
+        if not args or literal_int(args[0]) != 1 or len(args) > 1 and method != "repartition":
+            return  # `repartition(1, "col")` is one partition too; `coalesce` takes no columns
         value = self.ctx.semantic.infer(node.func.value)
         if value is None or value.kind != DATAFRAME or (isinstance(value.bound, int) and value.bound <= _FEW_ROWS):
             return  # `limit(50).coalesce(1)`: fifty rows fit one task
@@ -83,10 +86,12 @@ class RepartitionToOne(PythonRule):
         written = isinstance(parent, cst.Attribute) and parent.attr.value in ("write", "writeTo")
         where = " before a write" if written else ""
         extra = " and, without a shuffle, the stages before it too" if method == "coalesce" else ""
+        if len(args) > 1:
+            extra = " (with one partition, partitioning by a column changes nothing)"
         self.ctx.report(
             self,
             node,
-            f"`{method}(1)`{where} puts all of `{shown(self.ctx, node.func.value)}` in one task on one core{extra}",
+            f"`{method}(1{', ...' if len(args) > 1 else ''})`{where} puts all of `{shown(self.ctx, node.func.value)}` in one task on one core{extra}",
             help="write with many partitions (`maxRecordsPerFile` bounds file sizes); if one file is required, "
             "prefer `repartition(1)` on a small result",
             start=node.func.attr,

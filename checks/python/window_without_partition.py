@@ -15,7 +15,9 @@ class WindowWithoutPartition(PythonRule):
     ## What it does
     Finds window specifications built from `Window` without a
     `partitionBy(...)` of at least one column: `Window.orderBy("ts")`,
-    `Window.rowsBetween(...)`, `Window.partitionBy()`.
+    `Window.rowsBetween(...)`, `Window.partitionBy()`. A window assigned to a
+    name and partitioned later in the same function (`w = Window.orderBy("ts")`
+    then `w = w.partitionBy("country")`) is not reported.
 
     ## Why is this bad?
     A window without partitions puts every row into a single partition and a
@@ -54,12 +56,54 @@ class WindowWithoutPartition(PythonRule):
         Invalid(_SETUP + "w = Window.orderBy('ts')\n"),
         Invalid(_SETUP + "w = Window.partitionBy().orderBy('ts').rowsBetween(-1, 0)\n"),
         Invalid(_SETUP + "r = orders.withColumn('n', F.row_number().over(Window.orderBy(F.desc('amount'))))\n"),
+        Invalid(_SETUP + "w = Window.orderBy('ts')\nv = w.rowsBetween(-1, 0)\n"),
     )
     valid = (
         Valid(_SETUP + "w = Window.partitionBy('country').orderBy('ts')\n"),
         Valid(_SETUP + "w = Window.orderBy('ts').partitionBy('country')\n"),
+        Valid(_SETUP + "def ranked(df, keys):\n    w = Window.orderBy('ts')\n    if keys:\n"
+              "        w = w.partitionBy(*keys)\n    return df.withColumn('n', F.row_number().over(w))\n"),
         Valid("class Window:\n    @staticmethod\n    def orderBy(x):\n        return x\nw = Window.orderBy('a')\n"),
     )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.frames: list = [{}]  # per function (the module first): name -> the windows assigned to it, unpartitioned
+
+    def visit_FunctionDef(self, node) -> None:
+        self.frames.append({})
+
+    def leave_FunctionDef(self, node) -> None:
+        self._flush(self.frames.pop())
+
+    def leave_Module(self, node) -> None:
+        self._flush(self.frames.pop())
+
+    def _flush(self, frame: dict) -> None:
+        for nodes in frame.values():
+            for node in nodes:
+                self._report(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`w = w.partitionBy(...)`: the window assigned to `w` earlier is partitioned after all."""
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        name, inner = node.targets[0].target.value, node.value
+        partitioned = False
+        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
+            partitioned = partitioned or method_name(inner) == "partitionBy" and bool(inner.args)
+            inner = inner.func.value
+        if partitioned and isinstance(inner, cst.Name) and inner.value == name and name in self.frames[-1]:
+            self.frames[-1][name] = []
+
+    def _report(self, node) -> None:
+        self.ctx.report(
+            self,
+            node,
+            "a window without `partitionBy` sends every row to one partition, sorted and scanned by one task",
+            help="partition the window by a key (`Window.partitionBy(key).orderBy(...)`); "
+            "for a global top-N use `orderBy(...).limit(n)`",
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         parent = self.ctx.parent_of(node)
@@ -73,10 +117,8 @@ class WindowWithoutPartition(PythonRule):
             inner = inner.func.value
         if inner is node or self.ctx.semantic.qualified_name(inner) not in _WINDOW or partitioned:
             return
-        self.ctx.report(
-            self,
-            node,
-            "a window without `partitionBy` sends every row to one partition, sorted and scanned by one task",
-            help="partition the window by a key (`Window.partitionBy(key).orderBy(...)`); "
-            "for a global top-N use `orderBy(...).limit(n)`",
-        )
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            # `w = Window.orderBy(...)`: reported at the end of the scope unless `w = w.partitionBy(...)` follows
+            self.frames[-1].setdefault(parent.targets[0].target.value, []).append(node)
+            return
+        self._report(node)
