@@ -115,3 +115,9 @@ def test_scopes_shadow():
     assert infer_last(code).kind == "function"
     module_level = infer_last(PRELUDE + "df = spark.table('t')\n[df for df in range(3)]\ndf\n")
     assert module_level.kind == DATAFRAME
+
+
+def test_a_star_import_of_functions_binds_only_what_it_exports():
+    # `from pyspark.sql.functions import *` makes `col` a function, not every unbound name
+    assert infer_last("from pyspark.sql.functions import *\ncol").kind == "import"
+    assert infer_last("from pyspark.sql.functions import *\norders_df") is None

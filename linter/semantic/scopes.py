@@ -9,6 +9,7 @@ import libcst as cst
 
 from linter.semantic.api import DLT_DATASETS, SESSION_ATTRIBUTES
 from linter.semantic.bounds import UNBOUNDED
+from linter.semantic.function_names import STAR_EXPORTS
 from linter.semantic.values import (
     CLASS, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, IMPORT, INSTANCE, RDD, SESSION, UDF,
     Value, _TYPES, _normalise, dotted_name, literal_string, merge,
@@ -368,7 +369,7 @@ class Scopes:
         if name == "sc":
             return Value(CONTEXT)
         for module in self.star_modules:
-            if module == FUNCTIONS:
+            if module == FUNCTIONS and name in STAR_EXPORTS:  # not every unbound name: `df` stays unknown
                 return Value(IMPORT, detail=f"{module}.{name}")
         return None
 
