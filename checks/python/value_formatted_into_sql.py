@@ -1,0 +1,152 @@
+import libcst as cst
+
+from checks.python._driver import shown
+from checks.python._literals_and_reads import classify_fields, constant_field, place_fields, sql_template
+from linter.registry import Invalid, PythonRule, Valid
+from linter.sources import is_test_path
+from linter.semantic import SESSION, STRING, keyword_arg, method_name, positional_args
+
+_SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+
+
+class ValueFormattedIntoSql(PythonRule):
+    """
+    ## What it does
+    Finds a value formatted into the SQL text given to `spark.sql(...)`: an
+    f-string, `"...".format(...)`, `"..." % (...)` or `"..." + x`, written in
+    the call or assigned to the name it is given. Only fields the SQL reads as
+    values are reported: one inside a quoted literal (`WHERE ds = '{ds}'`) or
+    one compared with a column (`WHERE id = {order_id}`), in a query or a DML
+    statement. Table, column and database names (`FROM {table}`), whole
+    conditions (`WHERE {condition}`), lists (`IN ({ids})`) and DDL are not:
+    parameters cannot bind them. Nor are fields holding constants (a literal,
+    a name assigned a literal, `int(x)`), calls that already pass `args=`, or
+    SQL sparkcheck cannot parse. Test modules (`test_*.py`, `tests/`) format
+    fixed values of their own and are not reported.
+
+    ## Why is this bad?
+    Formatted SQL is text nobody has read until it runs: sparkcheck's SQL
+    rules (and any reviewer) see a hole where the value goes, so the query
+    cannot be checked before it reaches the cluster. A value with a quote in
+    it (a customer name, a path, a parameter from a request or a widget)
+    changes the statement, which is SQL injection; a date formatted as text
+    is compared as a string. Named parameters (`:name`, Spark 3.4+) keep the
+    statement fixed and pass the value as a typed literal.
+
+    ## Example
+    ```python
+    def daily(run_date):
+        return spark.sql(f"SELECT order_id, amount FROM sales.orders WHERE order_date = '{run_date}'")
+    ```
+
+    ## Use instead
+    ```python
+    def daily(run_date):
+        return spark.sql("SELECT order_id, amount FROM sales.orders WHERE order_date = :run_date",
+                         args={"run_date": run_date})
+    ```
+    A table name still has to be formatted in (or, on Spark 3.5+, bound
+    with `IDENTIFIER(:table)`). Targeting Spark older than 3.4
+    (`target-spark`), filter with the DataFrame API instead:
+    `spark.table("sales.orders").where(F.col("order_date") == run_date)`.
+
+    ## Fix safety
+    No fix: the parameter's name and the quoting of the value change with it.
+
+    ## References
+    - PySpark API: `SparkSession.sql` (`args`, new in 3.4.0).
+    - Spark SQL reference, "Parameter markers" and "IDENTIFIER clause".
+    """
+
+    code = "SPK522"
+    name = "value-formatted-into-sql"
+    summary = "a value formatted into `spark.sql` text: unchecked and injectable; bind it with `args=`"
+    min_spark = "3.4"
+    triggers = ("sql",)
+
+    invalid = (
+        Invalid(_SETUP + "def daily(run_date):\n"
+                "    return spark.sql(f\"SELECT id FROM sales.orders WHERE order_date = '{run_date}'\")\n"),
+        Invalid(_SETUP + "def one(order_id):\n"
+                "    return spark.sql('SELECT * FROM sales.orders WHERE order_id = {}'.format(order_id))\n"),
+        Invalid(_SETUP + "def by_name(name):\n"
+                "    return spark.sql(\"SELECT id FROM crm.customers WHERE name = '%s'\" % name)\n"),
+        Invalid(_SETUP + "def by_day(table, day):\n"
+                "    query = f\"SELECT id FROM {table} WHERE ds = '{day}'\"\n"
+                "    return spark.sql(query)\n"),
+        Invalid(_SETUP + "def by_day(day):\n"
+                "    return spark.sql(\"SELECT id FROM t WHERE ds = '\" + day + \"'\")\n"),
+    )
+    valid = (
+        Valid(_SETUP + "def load(table):\n    return spark.sql(f'SELECT id, amount FROM {table}')\n"),
+        Valid(_SETUP + "def load(db, cols):\n    return spark.sql(f'SELECT {cols} FROM {db}.orders')\n"),
+        Valid(_SETUP + "def daily(d):\n"
+              "    return spark.sql('SELECT id FROM t WHERE ds = :d', args={'d': d})\n"),
+        Valid(_SETUP + "DAYS = 7\nrecent = spark.sql(f'SELECT id FROM t WHERE age_days < {DAYS}')\n"),
+        Valid(_SETUP + "def keep(cond):\n    return spark.sql(f'SELECT id FROM t WHERE {cond}')\n"),
+        Valid(_SETUP + "def part(ds):\n    spark.sql(f\"ALTER TABLE t ADD PARTITION (ds='{ds}')\")\n"),
+        Valid(_SETUP + "def some(ids):\n    return spark.sql(f'SELECT id FROM t WHERE id IN ({ids})')\n"),
+        Valid(_SETUP + "def t(x):\n    return spark.sql(f\"SELECT 1 FROM t WHERE a = '{x}'\")\n",
+              path="tests/test_q.py"),
+        Valid("import sqlite3\ndef q(c, x):\n    return c.execute(f\"SELECT 1 WHERE a = '{x}'\")\nspark = None\n"),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._literal_names: dict = {}  # name -> True while every assignment to it seen so far is a literal
+        self._assigned: dict = {}  # name -> the value last assigned to it (`query = "..." % x`)
+        self._off = is_test_path(self.ctx.unit.document.path)  # tests format fixed values of their own
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                name = target.target.value
+                literal = isinstance(node.value, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString))
+                self._literal_names[name] = self._literal_names.get(name, True) and literal
+                self._assigned[(self._function(), name)] = node.value
+
+    def _function(self):
+        return next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._off or method_name(node) != "sql" or keyword_arg(node, "args") is not None:
+            return
+        args = positional_args(node)
+        if not args or len(args) > 1:
+            return  # `spark.sql(query, {...})`: already bound
+        receiver = self.ctx.semantic.infer(node.func.value)
+        if receiver is None or receiver.kind != SESSION:
+            return
+        text_node = args[0]
+        parts = sql_template(text_node)
+        if parts is None and isinstance(text_node, cst.Name):
+            bound = self.ctx.semantic.lookup(text_node.value)
+            if bound is not None and bound.kind == STRING and bound.node is not None:
+                parts = sql_template(bound.node)
+            elif (self._function(), text_node.value) in self._assigned:
+                parts = sql_template(self._assigned[(self._function(), text_node.value)])
+        if parts is None:
+            return
+        sql, fields = place_fields(parts)
+        if not classify_fields(sql, fields):
+            return
+        semantic = self.ctx.semantic
+        values = [f for f in fields if f.role == "value" and not constant_field(semantic, f.node)
+                  and not (isinstance(f.node, cst.Name) and self._literal_names.get(f.node.value))]
+        if not values or values[0].node is None:
+            return
+        identifiers = [f for f in fields if f.role != "value"]
+        first = values[0].node
+        names = ", ".join(f"`{shown(self.ctx, f.node)}`" for f in values[:3] if f.node is not None)
+        if self.ctx.settings.target_spark >= (3, 4):
+            help = "bind values as named parameters: `spark.sql(\"... WHERE day = :day\", args={\"day\": day})`"
+            if identifiers:
+                help += " (table and column names cannot be bound: keep formatting those, or use " \
+                        "`IDENTIFIER(:name)` on Spark 3.5+)"
+        else:
+            help = "filter with the DataFrame API (`spark.table(t).where(F.col(c) == value)`); `args=` parameters " \
+                   "need Spark 3.4 (target-spark is older)"
+        self.ctx.report(
+            self, first,
+            f"{names} formatted into the SQL text of `spark.sql`: the query cannot be checked before it runs, and "
+            "a value with a quote in it rewrites the statement",
+            help=help)

@@ -1,0 +1,148 @@
+from checks.python._literals_and_reads import filter_conditions, sql_date_predicates
+from linter.registry import Invalid, Option, SqlRule, Valid
+from linter.sources import is_test_path
+
+_NOTEBOOKS = ("ipynb", "databricks")
+_WRITES = ("Insert", "Merge", "Create", "Delete", "Update")
+_JOB = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+
+
+class SqlHardcodedDateInFilter(SqlRule):
+    """
+    ## What it does
+    Finds a column compared with a hard-coded date or timestamp in a `WHERE`,
+    `HAVING`, `QUALIFY` or `JOIN ... ON` condition: `ds = '2024-01-01'`,
+    `day = DATE '2024-01-01'`, `to_date(ts) = to_date('2024-01-01')`,
+    `day IN ('2024-01-01', '2024-01-02')`, `<=>`.
+
+    Read as a job: SQL given to `spark.sql(...)` in a Python module, and in
+    `.sql` files the statements that write (`INSERT`, `MERGE`,
+    `CREATE TABLE ... AS`, `DELETE`, `UPDATE`) and every statement of a
+    templated file (dbt, Jinja, `${var}`: a file an orchestrator renders). A
+    plain `SELECT` in a `.sql` file may be an analysis query kept for later,
+    `%sql` cells and notebooks are how one looks at data, and test modules
+    use fixed dates on purpose: none of these are reported. Only equality is
+    reported by default (the `ranges` option adds `<`, `>=`, `BETWEEN`...), and
+    never a sentinel or open-end date (before 1971 or after 2098:
+    `valid_to = '9999-12-31'`). String filters of DataFrames
+    (`.where("ds = '2024-01-01'")`) are SPK330's.
+
+    ## Why is this bad?
+    A scheduled statement runs every day with the text it was deployed with:
+    a filter on a fixed date makes every run load, merge or delete the same
+    day again, and the job succeeds while the target stops moving. Nothing
+    fails, so it is noticed late; a backfill cannot target another day without
+    an edit.
+
+    ## Example
+    ```sql
+    INSERT INTO analytics.daily_orders
+    SELECT order_id, amount FROM raw.orders WHERE order_date = '2024-01-01';
+    ```
+
+    ## Use instead
+    ```sql
+    INSERT INTO analytics.daily_orders
+    SELECT order_id, amount FROM raw.orders WHERE order_date = '{{ ds }}';
+    ```
+    From Python, bind the run's date: `spark.sql("... WHERE order_date = :day", args={"day": run_date})`
+    (Spark 3.4+).
+
+    ## Fix safety
+    No fix: where the date comes from is the job's to decide.
+
+    ## Options
+    - `ranges` (bool, default false): also report `<`, `<=`, `>`, `>=` and
+      `BETWEEN` with a hard-coded date.
+
+    ## References
+    - Spark SQL reference, "Parameter markers"; dbt, "About variables";
+      Apache Airflow, "Templates reference".
+    """
+
+    code = "SPK521"
+    name = "sql-hardcoded-date-in-filter"
+    summary = "a SQL filter on a hard-coded date makes every scheduled run read the same day"
+    options = {"ranges": Option(False, "Also report range comparisons (`>=`, `BETWEEN`) with a hard-coded date.")}
+
+    invalid = (
+        Invalid("INSERT INTO analytics.daily_orders\n"
+                "SELECT order_id, amount FROM raw.orders WHERE order_date = '2024-01-01';\n", path="load.sql"),
+        Invalid("MERGE INTO dim.c t USING (SELECT * FROM raw.c WHERE ds = DATE '2024-01-01') s ON t.id = s.id\n"
+                "WHEN MATCHED THEN UPDATE SET *;\n", path="merge.sql"),
+        Invalid("SELECT id FROM {{ ref('events') }} WHERE day IN ('2024-01-01', '2024-01-02')\n",
+                path="models/events_daily.sql"),
+        Invalid(_JOB + "daily = spark.sql(\"SELECT id FROM sales.orders WHERE ds = '2024-01-01'\")\n", path="job.py"),
+        Invalid(_JOB + "spark.sql('''SELECT o.id FROM o JOIN p ON p.id = o.id AND p.day = DATE '2024-05-01' ''')\n",
+                path="job.py"),
+        Invalid("INSERT OVERWRITE TABLE t SELECT * FROM s WHERE ds >= '2024-01-01';\n", path="load.sql",
+                options={"ranges": True}),
+    )
+    valid = (
+        Valid("SELECT * FROM sales.orders WHERE order_date = '2024-01-01';\n", path="adhoc.sql"),
+        Valid("INSERT INTO t SELECT id FROM s WHERE ds = '{{ ds }}';\n", path="load.sql"),
+        Valid("INSERT INTO t SELECT id FROM s WHERE ds >= DATE '2024-01-01';\n", path="load.sql"),
+        Valid("INSERT INTO t SELECT id FROM s WHERE valid_to = '9999-12-31';\n", path="load.sql"),
+        Valid("INSERT INTO t SELECT id, CASE WHEN d = '2024-01-01' THEN 1 END AS x FROM s;\n", path="load.sql"),
+        Valid("INSERT INTO t SELECT id FROM s WHERE ds = date_sub(current_date(), 1);\n", path="load.sql"),
+        Valid(_JOB + "x = spark.sql(\"SELECT id FROM t WHERE ds = '2024-01-01'\")\n", path="tests/test_job.py"),
+        Valid("# Databricks notebook source\n" + _JOB +
+              "display(spark.sql(\"SELECT id FROM t WHERE ds = '2024-01-01'\"))\n", path="explore.py"),
+    )
+
+    def visit_Select(self, node) -> None:
+        if node.parent is not None and _inside_select(node):
+            return  # conditions are collected once, from the outermost query
+        self._check(node)
+
+    def visit_Delete(self, node) -> None:
+        self._check(node)
+
+    def visit_Update(self, node) -> None:
+        self._check(node)
+
+    def visit_Merge(self, node) -> None:
+        self._check(node)
+
+    def _check(self, node) -> None:
+        if self.ctx.expression or not self._is_job():
+            return
+        seen = getattr(self, "_seen", None)
+        if seen is None:
+            seen = self._seen = set()
+        for condition in filter_conditions(node):
+            for literal, column, op in sql_date_predicates(condition, self.opts["ranges"]):
+                if id(literal) in seen:
+                    continue
+                seen.add(id(literal))
+                what = "day" if op in ("=", "NullSafeEQ", "IN") else "window"
+                self.ctx.report(
+                    self, literal,
+                    f"`{column}` is compared with the fixed date '{literal.this}': every scheduled run reads the "
+                    f"same {what}",
+                    help="take the date from the run: a template field (`'{{ ds }}'`), or `:day` bound with "
+                    "`spark.sql(query, args={...})` (Spark 3.4+)")
+
+    def _is_job(self) -> bool:
+        document = self.ctx.unit.document
+        if document.kind in _NOTEBOOKS or is_test_path(document.path):
+            return False
+        if self.ctx.embedded:
+            return True
+        from linter.sources.sql import is_templated
+
+        if is_templated(document.text):
+            return True
+        root = self.ctx.statement.expression if self.ctx.statement is not None else None
+        return root is not None and type(root).__name__ in _WRITES
+
+
+def _inside_select(node) -> bool:
+    from sqlglot import exp
+
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, (exp.Select, exp.Delete, exp.Update, exp.Merge)):
+            return True
+        parent = parent.parent
+    return False
