@@ -1,0 +1,195 @@
+import libcst as cst
+
+from checks.python._driver import shown
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import method_name
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+    "spark = SparkSession.builder.getOrCreate()\nedges = spark.table('edges')\n"
+)
+_SHORT = 8  # a `for` over a literal list of at most this many items is a written-out chain, not a growing plan
+_CUTS = ("checkpoint", "localCheckpoint")
+
+
+def _calls_in(node, names) -> bool:
+    """Whether ``node`` calls a method of one of these names anywhere (nested functions excluded)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if isinstance(current, cst.Call) and method_name(current) in names:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _root_name(node):
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        node = node.func.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+class JoinOrCacheInLoop(PythonRule):
+    """
+    ## What it does
+    Finds, inside a `for` or `while` loop:
+
+    - a DataFrame joined onto itself round after round (`acc = acc.join(...)`),
+      unless the loop cuts the lineage (`checkpoint()`, `localCheckpoint()`)
+      or is a `for` over a short literal list (a chain of joins written as a
+      loop);
+    - `cache()` / `persist()` of a DataFrame when nothing in the loop calls
+      `unpersist()`.
+
+    Loops inside functions defined in the loop body do not count.
+
+    ## Why is this bad?
+    `acc = acc.join(...)` in a loop adds a join, and a shuffle, to one plan
+    per iteration: the plan every later action analyses and runs grows
+    without bound, and analysis alone takes minutes, or ends in a
+    `StackOverflowError`, after a few dozen rounds.
+
+    A `cache()` in a loop caches a new plan each iteration (the cache is
+    keyed by the plan), and without `unpersist()` every iteration's data
+    stays in executor memory until the end of the application, evicting what
+    is actually reused and pushing shuffles to disk. Caching a DataFrame that
+    does not change in the loop belongs before the loop.
+
+    ## Example
+    ```python
+    reached = edges.select("dst")
+    for _ in range(depth):
+        reached = reached.join(edges, reached.dst == edges.src).select(edges.dst).cache()
+    ```
+
+    ## Use instead
+    ```python
+    reached = edges.select("dst")
+    for i in range(depth):
+        reached = reached.join(edges, reached.dst == edges.src).select(edges.dst)
+        if i % 5 == 4:
+            reached = reached.localCheckpoint()  # cut the lineage every few rounds
+    ```
+
+    ## Fix safety
+    No fix.
+
+    ## References
+    - PySpark API: `DataFrame.localCheckpoint` ("truncate the logical plan
+      of this DataFrame, which is especially useful in iterative
+      algorithms where the plan may grow exponentially").
+    - Spark RDD programming guide, "Removing Data".
+    """
+
+    code = "SPK419"
+    name = "join-or-cache-in-loop"
+    summary = "a join that grows one plan, or a cache never released, on every iteration of a loop"
+    skip_in_tests = True
+    triggers = ("join", "cache", "persist")
+    doc_setup = 'edges = spark.table("edges")\ndepth = 10\n'
+
+    invalid = (
+        Invalid(_SETUP + "reached = edges.select('dst')\nfor _ in range(10):\n"
+                "    reached = reached.join(edges, reached.dst == edges.src).select(edges.dst)\n"),
+        Invalid(_SETUP + "frontier = edges\nwhile frontier.count() > 0:\n"
+                "    frontier = frontier.join(edges, 'src').cache()\n", count=2),
+        Invalid(_SETUP + "for day in days:\n    batch = spark.table('events').where(F.col('day') == day).cache()\n"
+                "    batch.write.parquet('s3://x/' + day)\n    batch.groupBy('k').count().show()\n"),
+        Invalid(_SETUP + "def expand(df, steps):\n    for s in steps:\n        df = df.join(edges, 'src', 'left')\n"
+                "    return df\n"),
+    )
+    valid = (
+        Valid(_SETUP + "reached = edges\nfor i in range(10):\n    reached = reached.join(edges, 'src')\n"
+              "    if i % 5 == 4:\n        reached = reached.localCheckpoint()\n"),
+        Valid(_SETUP + "out = edges\nfor name in ['a', 'b', 'c']:\n    out = out.join(spark.table(name), 'id', 'left')\n"),
+        Valid(_SETUP + "for t in tables:\n    joined = spark.table(t).join(edges, 'src')\n"
+              "    joined.write.saveAsTable(t + '_x')\n"),
+        Valid(_SETUP + "for day in days:\n    batch = spark.table('events').where(F.col('day') == day).cache()\n"
+              "    batch.write.parquet('s3://x/' + day)\n    batch.unpersist()\n"),
+        Valid(_SETUP + "for i in range(3):\n    def helper(df):\n        return df.join(df, 'k').cache()\n"),
+        Valid("parts = []\nfor p in paths:\n    parts = parts.join(p)\n"),
+        Valid(_SETUP + "for sep in [',', ';']:\n    line = sep.join(['a', 'b'])\n"),
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.loops: list = []
+
+    def _enter(self, node) -> None:
+        self.loops.append(node)
+
+    def _leave(self, node) -> None:
+        self.loops.pop()
+
+    visit_For = visit_While = _enter
+    leave_For = leave_While = _leave
+
+    def visit_FunctionDef(self, node) -> None:
+        self.loops.append(None)
+
+    def leave_FunctionDef(self, node) -> None:
+        self.loops.pop()
+
+    visit_Lambda = visit_FunctionDef
+    leave_Lambda = leave_FunctionDef
+
+    def _loop(self):
+        """The innermost loop whose body (or `while` test) holds the node being visited, else None."""
+        if not self.loops or self.loops[-1] is None:
+            return None
+        loop = self.loops[-1]
+        repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)
+        return loop if any(a is r for a in self.ctx.ancestors for r in repeated) else None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        loop = self._loop()
+        if loop is None or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        target = node.targets[0].target.value
+        call = node.value
+        join = call
+        while isinstance(join, cst.Call) and isinstance(join.func, cst.Attribute) and method_name(join) != "join":
+            join = join.func.value
+        if not (isinstance(join, cst.Call) and method_name(join) == "join") or _root_name(join) != target:
+            return
+        other = join.args[0].value if join.args and join.args[0].keyword is None else None
+        if not (self.ctx.semantic.is_dataframe(join.func.value) or other is not None and self.ctx.semantic.is_dataframe(other)):
+            return  # (joined with a DataFrame: a DataFrame too)
+        if _calls_in(loop, _CUTS):
+            return
+        if isinstance(loop, cst.For) and isinstance(loop.iter, (cst.List, cst.Tuple)) and len(loop.iter.elements) <= _SHORT:
+            return
+        kind = "for" if isinstance(loop, cst.For) else "while"
+        self.ctx.report(
+            self,
+            join,
+            f"`{target} = {target}.join(...)` in a `{kind}` loop adds a join and a shuffle to the same plan on every "
+            "iteration: analysis and execution grow with each round",
+            help=f"cut the lineage every few iterations (`{target} = {target}.localCheckpoint()`, or `checkpoint()` "
+            "with a checkpoint directory), or build the inputs first and join once",
+            start=join.func.attr,
+        )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        method = method_name(node)
+        if method not in ("cache", "persist"):
+            return
+        loop = self._loop()
+        if loop is None or not self.ctx.semantic.is_dataframe(node.func.value):
+            return
+        if _calls_in(loop, ("unpersist",)):
+            return
+        root = _root_name(node.func.value)
+        what = f"`{shown(self.ctx, node.func.value)}`"
+        kind = "for" if isinstance(loop, cst.For) else "while"
+        self.ctx.report(
+            self,
+            node,
+            f"`{method}()` of {what} in a `{kind}` loop caches a new plan on every iteration and nothing unpersists "
+            "it: each iteration's data stays in executor memory",
+            help="call `unpersist()` on the previous iteration's DataFrame once the new one is computed, or cache "
+            f"once before the loop{f' if `{root}` does not change in it' if root else ''}",
+            start=node.func.attr,
+        )

@@ -1,0 +1,200 @@
+from typing import Optional
+
+import libcst as cst
+
+from checks.python._driver import shown
+from checks.python._redundant_shuffles import KEEP_ROWS, column_names, down_chain
+from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import (
+    keyword_arg,
+    literal_int,
+    literal_string,
+    method_name,
+    positional_args,
+)
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+    "spark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
+    "customers = spark.table('customers')\n"
+)
+_WRITER_CONFIG = frozenset("mode format option options sortBy bucketBy".split())
+# Between a repartition and what follows: calls that keep rows in their partitions.
+_NARROW = KEEP_ROWS | {"sortWithinPartitions"}
+
+
+class RepartitionNotByKeys(PythonRule):
+    """
+    ## What it does
+    Finds a `repartition` that feeds, with only row-keeping calls between
+    (`select`, `withColumn`, `filter`, ...):
+
+    - a write partitioned by columns (`.write.partitionBy("day")`) when the
+      repartition is round-robin (`repartition(400)`) or by columns none of
+      which is a partition column;
+    - a join when the repartition is round-robin, or by columns that are
+      not among the join keys (`"id"`, `["a", "b"]`), unless the other side
+      is broadcast (`F.broadcast(...)`, a `broadcast` hint) or proven small.
+
+    Only literal arguments are read: `repartition(n)` with a variable `n`
+    alone may be a column and is not reported.
+
+    `repartition("day")` before `write.partitionBy("day")`, and
+    `repartition("id")` before a join on `id`, are what to do, and are not
+    reported.
+
+    ## Why is this bad?
+    Before a partitioned write, a round-robin `repartition(n)` spreads the
+    rows of every `day` over all `n` tasks, and each task writes one file
+    into every `day` directory it holds rows for: up to `n` files per
+    directory, most of them small. Repartitioning by the partition columns
+    sends each day to one task (one file per directory, or a few with
+    `maxRecordsPerFile`).
+
+    Before a sort-merge or shuffled hash join, the join shuffles both sides
+    by the join keys whatever their partitioning: a `repartition` by
+    anything else is one more full shuffle whose result is thrown away.
+
+    ## Example
+    ```python
+    orders.repartition(200).write.partitionBy("day").parquet("s3://lake/orders/")
+    ```
+
+    ## Use instead
+    ```python
+    orders.repartition("day").write.partitionBy("day").parquet("s3://lake/orders/")
+    ```
+
+    ## Fix safety
+    No fix: the partitioning to use depends on how skewed the keys are.
+
+    ## References
+    - PySpark API: `DataFrameWriter.partitionBy`, `DataFrame.repartition`
+      ("hash partitioned" by the given columns).
+    - Spark SQL guide, "Join Strategy Hints for SQL Queries".
+    """
+
+    code = "SPK418"
+    name = "repartition-not-by-keys"
+    summary = "`repartition` by nothing or other columns right before a partitioned write or a join on other keys"
+    skip_in_tests = True
+    triggers = ("repartition",)
+    doc_setup = 'orders = spark.table("orders")\n'
+
+    invalid = (
+        Invalid(_SETUP + "orders.repartition(200).write.partitionBy('day').parquet('s3://lake/orders/')\n"),
+        Invalid(_SETUP + "(orders.repartition(64, 'customer_id').write.mode('overwrite')\n"
+                "    .partitionBy('country', 'day').saveAsTable('lake.orders'))\n"),
+        Invalid(_SETUP + "j = orders.repartition(400).join(customers, 'customer_id')\n"),
+        Invalid(_SETUP + "j = orders.join(customers.repartition(8, 'country'), ['customer_id'], 'left')\n"),
+        Invalid(_SETUP + "j = orders.repartition(100).select('*').join(customers, orders.cid == customers.id)\n"),
+    )
+    valid = (
+        Valid(_SETUP + "orders.repartition('day').write.partitionBy('day').parquet('s3://lake/orders/')\n"),
+        Valid(_SETUP + "orders.repartition(10, 'day', 'country').write.partitionBy('day').parquet('s3://x/')\n"),
+        Valid(_SETUP + "orders.repartition(200).write.parquet('s3://lake/orders/')\n"),
+        Valid(_SETUP + "j = orders.repartition('customer_id').join(customers, 'customer_id')\n"),
+        Valid(_SETUP + "j = orders.repartition(400).join(F.broadcast(customers), 'customer_id')\n"),
+        Valid(_SETUP + "j = orders.repartition(400).join(customers.hint('broadcast'), 'customer_id')\n"),
+        Valid(_SETUP + "j = orders.repartition(400).join(customers.limit(100), 'customer_id')\n"),
+        Valid(_SETUP + "j = orders.repartition(n, *keys).join(customers, 'customer_id')\n"),
+    )
+
+    def _repartition(self, node) -> Optional[tuple]:
+        """(the repartition call, its column names: [] for round-robin) feeding ``node``; None if none or unknown."""
+        call = down_chain(node, _NARROW)
+        if not isinstance(call, cst.Call) or method_name(call) != "repartition" or not call.args:
+            return None
+        if any(a.star or a.keyword for a in call.args):
+            return None
+        args = positional_args(call)
+        if literal_int(args[0]) is not None or isinstance(args[0], cst.Name) and len(args) > 1:
+            args = args[1:]  # repartition(n, *cols): n may be a variable when columns follow
+        elif len(args) == 1 and isinstance(args[0], cst.Name):
+            return None  # repartition(n) or repartition(column_variable): cannot tell
+        names = column_names(self.ctx, args)
+        if names is None or not self.ctx.semantic.is_dataframe(call.func.value):
+            return None
+        return call, names
+
+    def _described(self, call: cst.Call, names: list) -> str:
+        return f"`repartition({shown(self.ctx, call.args[0].value)}{', ...' if len(call.args) > 1 else ''})`" + \
+            ("" if names else " (round-robin)")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        method = method_name(node)
+        if method == "partitionBy":
+            self._write(node)
+        elif method == "join":
+            self._join(node)
+
+    def _write(self, node: cst.Call) -> None:
+        columns = column_names(self.ctx, positional_args(node)) if not any(a.star for a in node.args) else None
+        if not columns:
+            return
+        writer = down_chain(node.func.value, _WRITER_CONFIG)
+        if not (isinstance(writer, cst.Attribute) and writer.attr.value == "write"):
+            return
+        found = self._repartition(writer.value)
+        if found is None:
+            return
+        call, names = found
+        if set(names) & set(columns):
+            return  # by partition columns (and maybe more): each directory's rows are in few tasks
+        spread = ", ".join(f"`{c}`" for c in columns)
+        self.ctx.report(
+            self,
+            call,
+            f"{self._described(call, names)} before a write partitioned by {spread}: every task holds rows of many "
+            "partition values and writes a file into each of their directories",
+            help=f"repartition by the partition columns (`repartition({', '.join(repr(c) for c in columns)})`, "
+            "with `maxRecordsPerFile` to bound file sizes) so each directory's rows go to one task",
+            start=call.func.attr,
+        )
+
+    def _join_keys(self, node: cst.Call) -> Optional[list]:
+        """Literal join keys (`"id"`, `["a", "b"]`); [] when the condition is an expression; None when unknown."""
+        args = positional_args(node)
+        on = keyword_arg(node, "on") or (args[1] if len(args) > 1 else None)
+        if on is None:
+            return None
+        if isinstance(on, (cst.SimpleString, cst.List, cst.Tuple)):
+            return column_names(self.ctx, [on]) or None
+        return [] if isinstance(on, (cst.Comparison, cst.BinaryOperation)) else None
+
+    def _broadcast(self, side) -> bool:
+        node = side
+        while isinstance(node, cst.Call):
+            if self.ctx.semantic.is_function(node.func, {"broadcast"}):
+                return True
+            if method_name(node) == "hint" and node.args and \
+                    (literal_string(node.args[0].value) or "").lower() in ("broadcast", "broadcastjoin", "mapjoin"):
+                return True
+            node = node.func.value if isinstance(node.func, cst.Attribute) else None
+        value = self.ctx.semantic.infer(side)
+        return value is not None and isinstance(value.bound, int)
+
+    def _join(self, node: cst.Call) -> None:
+        args = positional_args(node)
+        if not args or not isinstance(node.func, cst.Attribute):
+            return
+        keys = self._join_keys(node)
+        if keys is None:
+            return
+        for side, other in ((node.func.value, args[0]), (args[0], node.func.value)):
+            found = self._repartition(side)
+            if found is None or self._broadcast(other):
+                continue
+            call, names = found
+            if names and (not keys or set(names) <= set(keys)):
+                continue  # by (some of) the join keys, or by columns an expression condition may use
+            on = ", ".join(f"`{k}`" for k in keys) if keys else "its condition's keys"
+            self.ctx.report(
+                self,
+                call,
+                f"{self._described(call, names)} right before a join on {on}: the join shuffles both sides by its "
+                "keys again, and this shuffle's work is thrown away",
+                help="drop the `repartition`, or repartition by the join keys if the result is reused by key; "
+                "to spread a small input, broadcast the other side instead",
+                start=call.func.attr,
+            )
