@@ -1,0 +1,115 @@
+import libcst as cst
+
+from checks.python._driver import shown
+from checks.python._rerun_safety import (
+    emptied_before,
+    record_emptied,
+    target_key,
+    write_info,
+)
+from linter.registry import Invalid, PythonRule, Valid
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+    "daily = spark.table('sales.orders').groupBy('day').count()\n"
+)
+_TABLE_WRITES = frozenset({"saveAsTable", "insertInto"})
+
+
+class DropBeforeWrite(PythonRule):
+    """
+    ## What it does
+    Finds `spark.sql("DROP TABLE t")` or a recursive `dbutils.fs.rm(path, True)`
+    (`mssparkutils`, `notebookutils` too) followed, in the same function, by a
+    DataFrame write to the same table or path: the same literal, the same
+    variable, or the same f-string.
+
+    ## Why is this bad?
+    The old data is deleted before the new data exists. If the write fails
+    (a bad row, a lost executor, a timeout), the job ends with no table at
+    all, and every reader fails until a rerun succeeds; `DROP TABLE` also
+    loses the table's properties, comments and grants. An overwrite does the
+    same job in one step: with Delta Lake, Iceberg or Hudi it is one atomic
+    commit, and readers keep seeing the old version until the new one is
+    complete (and an earlier version can be restored).
+
+    ## Example
+    ```python
+    spark.sql("DROP TABLE IF EXISTS sales.daily")
+    daily.write.format("delta").saveAsTable("sales.daily")
+    ```
+
+    ## Use instead
+    ```python
+    daily.write.format("delta").mode("overwrite").option("overwriteSchema", "true").saveAsTable("sales.daily")
+    ```
+
+    ## Fix safety
+    No fix: the write's mode and schema options need choosing.
+
+    ## References
+    - Delta Lake documentation, "Table batch reads and writes" ("Overwrite", atomic replacement).
+    - Databricks documentation, "Best practices: Delta Lake" ("Replace the content or schema of a table").
+    """
+
+    code = "SPK322"
+    name = "drop-before-write"
+    summary = "a table or path deleted right before a write to it is gone if the write fails"
+    triggers = ("DROP", "drop", "rm(")
+    doc_setup = 'daily = spark.table("sales.orders").groupBy("day").count()\n'
+
+    invalid = (
+        Invalid(_SETUP + "spark.sql('DROP TABLE IF EXISTS sales.daily')\n"
+                "daily.write.format('delta').saveAsTable('sales.daily')\n"),
+        Invalid(_SETUP + "out = '/mnt/curated/daily'\ndbutils.fs.rm(out, True)\n"
+                "daily.write.mode('overwrite').parquet(out)\n"),
+        Invalid(_SETUP + "def publish(df, table):\n    spark.sql(f'DROP TABLE IF EXISTS {table}')\n"
+                "    df.write.mode('overwrite').saveAsTable(table)\n"),
+        Invalid(_SETUP + "spark.sql('drop table daily')\ndaily.write.insertInto('sales.daily')\n"),
+    )
+    valid = (
+        Valid(_SETUP + "daily.write.format('delta').mode('overwrite').saveAsTable('sales.daily')\n"),
+        Valid(_SETUP + "spark.sql('DROP TABLE IF EXISTS sales.daily_tmp')\n"
+              "daily.write.mode('overwrite').saveAsTable('sales.daily')\n"),
+        Valid(_SETUP + "dbutils.fs.rm('/mnt/checkpoints/daily', True)\n"
+              "daily.write.mode('overwrite').parquet('/mnt/curated/daily')\n"),
+        Valid(_SETUP + "dbutils.fs.rm('/mnt/curated/daily/_SUCCESS')\n"
+              "daily.write.mode('overwrite').parquet('/mnt/curated/daily')\n"),
+        Valid(_SETUP + "def clean(table):\n    spark.sql(f'DROP TABLE IF EXISTS {table}')\n\n"
+              "def publish(df, table):\n    df.write.mode('overwrite').saveAsTable(table)\n"),
+        Valid(_SETUP + "daily.write.mode('overwrite').saveAsTable('sales.daily')\n"
+              "spark.sql('DROP TABLE IF EXISTS sales.daily')\n"),
+    )
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._reported: set = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        record_emptied(self.ctx, node)
+        info = write_info(self.ctx, node)
+        if info is None:
+            return
+        table = info.v2 or info.method in _TABLE_WRITES
+        target = info.target()
+        found = emptied_before(self.ctx, target_key(self.ctx, target), table=table)
+        if found is None or id(found.call) in self._reported:
+            return
+        self._reported.add(id(found.call))
+        written = f"{info.method}({shown(self.ctx, target)})"
+        if found.table:
+            help = ("write with `.mode(\"overwrite\")` (add `.option(\"overwriteSchema\", \"true\")` for a new schema), "
+                    "or `CREATE OR REPLACE TABLE ... AS SELECT`: one atomic replacement on Delta and Iceberg")
+            gone = "the table is gone"
+        else:
+            help = "drop the delete and write with `.mode(\"overwrite\")`: on Delta, readers keep the old version " \
+                   "until the new one commits"
+            gone = "the data is gone"
+        self.ctx.report(
+            self,
+            found.call,
+            f"`{found.what}` deletes what `{written}` below rewrites: if the write fails, {gone} "
+            f"until a rerun succeeds",
+            help=help,
+            start=found.call.func.attr,
+        )

@@ -1,0 +1,116 @@
+import libcst as cst
+
+from checks.python._driver import shown
+from checks.python._rerun_safety import (
+    _MODELESS_FORMATS,
+    emptied_before,
+    fresh_each_run,
+    in_tests,
+    record_assignment,
+    record_emptied,
+    target_key,
+    write_info,
+)
+from linter.registry import Invalid, PythonRule, Valid
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+    "orders = spark.table('sales.orders')\n"
+)
+
+
+class WriteWithoutMode(PythonRule):
+    """
+    ## What it does
+    Finds a DataFrame write (`df.write...save()`, `parquet()`, `csv()`,
+    `json()`, `orc()`, `text()`, `jdbc()`, `saveAsTable()`) that sets no save
+    mode: no `.mode(...)` in the chain and no `mode=` argument.
+
+    Not reported: `insertInto` (it appends by default), `df.writeTo(...)`
+    (its methods name what they do), a `save()` with no path to a connector
+    whose format is not a literal, writers held in a variable (their mode
+    may be set elsewhere), Kafka, console, memory and noop sinks, a path made
+    new for each run (from `uuid4()`, `now()`, `tempfile.mkdtemp()`, a `tmp_path` ...), a path or
+    table the same function deletes first (SPK322 reports that), and test
+    modules, whose outputs live in fresh temporary directories.
+
+    ## Why is this bad?
+    The default save mode is `errorifexists`: the first run works, and every
+    later run, including the rerun after a failure half-way, fails with
+    `PATH_ALREADY_EXISTS` / `TABLE_OR_VIEW_ALREADY_EXISTS`. A scheduled job
+    must say what a second run does: replace the output (`overwrite`), add to
+    it (`append`), or leave it alone (`ignore`).
+
+    ## Example
+    ```python
+    orders.write.partitionBy("order_date").parquet("s3://curated/orders/")
+    ```
+
+    ## Use instead
+    ```python
+    orders.write.mode("overwrite").partitionBy("order_date").parquet("s3://curated/orders/")
+    ```
+
+    ## Fix safety
+    No fix: whether a second run replaces or adds to the output is the author's choice.
+
+    ## References
+    - Spark SQL guide, "Generic Load/Save Functions", "Save Modes" (`errorifexists` is the default).
+    - PySpark API: `DataFrameWriter.mode`.
+    """
+
+    code = "SPK323"
+    name = "write-without-mode"
+    summary = "a write with no save mode fails on the second run (`errorifexists`)"
+    triggers = ("write",)
+    doc_setup = 'orders = spark.table("sales.orders")\n'
+
+    invalid = (
+        Invalid(_SETUP + "orders.write.parquet('s3://curated/orders/')\n"),
+        Invalid(_SETUP + "orders.write.format('delta').partitionBy('day').saveAsTable('curated.orders')\n"),
+        Invalid("from pyspark.sql import DataFrame\n\ndef export(df, path):\n    df.write.option('header', True).csv(path)\n"),
+        Invalid(_SETUP + "orders.write.jdbc(url, 'public.orders', properties=props)\n"),
+    )
+    valid = (
+        Valid(_SETUP + "orders.write.mode('overwrite').parquet('s3://curated/orders/')\n"),
+        Valid(_SETUP + "orders.write.parquet('s3://curated/orders/', mode='append')\n"),
+        Valid(_SETUP + "orders.write.saveAsTable('curated.orders', 'delta', 'overwrite')\n"),
+        Valid(_SETUP + "orders.write.insertInto('curated.orders')\n"),
+        Valid(_SETUP + "orders.writeTo('curated.orders').append()\n"),
+        Valid(_SETUP + "writer = orders.write.format('delta')\nwriter.mode('append')\nwriter.save('s3://x')\n"),
+        Valid(_SETUP + "orders.write.format(BIGTABLE).options(catalog=catalog).save()\n"),
+        Valid(_SETUP + "orders.write.format('kafka').option('topic', 'orders').save()\n"),
+        Valid(_SETUP + "import uuid\norders.write.parquet(f's3://scratch/{uuid.uuid4()}')\n"),
+        Valid(_SETUP + "import os, tempfile\ndata = tempfile.mkdtemp()\norders.write.parquet(os.path.join(data, 'o'))\n"),
+        Valid(_SETUP + "dbutils.fs.rm('/mnt/out/orders', True)\norders.write.parquet('/mnt/out/orders')\n"),
+        Valid(_SETUP + "orders.write.parquet(tmp_path)\n", path="tests/test_export.py"),
+        Valid("import pandas as pd\nframe = pd.DataFrame()\nframe.write.parquet('out')\n"),
+    )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        record_assignment(self.ctx, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        record_emptied(self.ctx, node)
+        info = write_info(self.ctx, node)
+        if info is None or info.v2 or info.method == "insertInto" or info.dataframe is None:
+            return
+        if info.mode() is not None or info.format() in _MODELESS_FORMATS or in_tests(self.ctx):
+            return
+        target = info.target()
+        if target is None and info.format() is None:
+            return  # `format(CONNECTOR).options(...).save()`: the connector decides what a mode means
+        if fresh_each_run(self.ctx, target):
+            return  # `f"s3://scratch/{uuid4()}"`: a new place each run
+        if emptied_before(self.ctx, target_key(self.ctx, target)) is not None:
+            return  # deleted just before: no longer there on a rerun (SPK322's concern)
+        where = f"`{shown(self.ctx, target)}`" if target is not None else "the output"
+        kind = "table" if info.method == "saveAsTable" or info.method == "jdbc" else "path"
+        self.ctx.report(
+            self,
+            node,
+            f"`{info.method}` with no save mode: the default `errorifexists` fails once {where} exists, "
+            f"so a second run of the job (or a rerun after a failure) stops here",
+            help=f"say what a rerun does to the {kind}: `.mode(\"overwrite\")`, `.mode(\"append\")` or `.mode(\"ignore\")`",
+            start=node.func.attr,
+        )
