@@ -1,6 +1,7 @@
 import libcst as cst
 
 from checks.python._driver import shown
+from checks.python._loops import LoopTracker
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import method_name
 
@@ -31,7 +32,7 @@ def _root_name(node):
     return node.value if isinstance(node, cst.Name) else None
 
 
-class JoinOrCacheInLoop(PythonRule):
+class JoinOrCacheInLoop(LoopTracker, PythonRule):
     """
     ## What it does
     Finds, inside a `for` or `while` loop:
@@ -113,38 +114,8 @@ class JoinOrCacheInLoop(PythonRule):
         Valid(_SETUP + "for sep in [',', ';']:\n    line = sep.join(['a', 'b'])\n"),
     )
 
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.loops: list = []
-
-    def _enter(self, node) -> None:
-        self.loops.append(node)
-
-    def _leave(self, node) -> None:
-        self.loops.pop()
-
-    visit_For = visit_While = _enter
-    leave_For = leave_While = _leave
-
-    def visit_FunctionDef(self, node) -> None:
-        self.loops.append(None)
-
-    def leave_FunctionDef(self, node) -> None:
-        self.loops.pop()
-
-    visit_Lambda = visit_FunctionDef
-    leave_Lambda = leave_FunctionDef
-
-    def _loop(self):
-        """The innermost loop whose body (or `while` test) holds the node being visited, else None."""
-        if not self.loops or self.loops[-1] is None:
-            return None
-        loop = self.loops[-1]
-        repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)
-        return loop if any(a is r for a in self.ctx.ancestors for r in repeated) else None
-
     def visit_Assign(self, node: cst.Assign) -> None:
-        loop = self._loop()
+        loop = self.repeated_loop()
         if loop is None or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         target = node.targets[0].target.value
@@ -176,7 +147,7 @@ class JoinOrCacheInLoop(PythonRule):
         method = method_name(node)
         if method not in ("cache", "persist"):
             return
-        loop = self._loop()
+        loop = self.repeated_loop()
         if loop is None or not self.ctx.semantic.is_dataframe(node.func.value):
             return
         if _calls_in(loop, ("unpersist",)):

@@ -2,6 +2,7 @@ import libcst as cst
 
 from checks.python._fixes import replace, source, statement_and_indent
 from checks.python._udf import walk_expression
+from checks.python._loops import LoopTracker
 from linter.registry import Invalid, Option, PythonRule, Valid
 from linter.semantic import literal_string, method_name, positional_args
 
@@ -26,7 +27,7 @@ def _mentions(ctx, expression, names: set) -> bool:
     return False
 
 
-class WithcolumnInLoop(PythonRule):
+class WithcolumnInLoop(LoopTracker, PythonRule):
     """
     ## What it does
     Finds a DataFrame rebuilt with `withColumn`, `withColumnRenamed`, `select`,
@@ -108,25 +109,6 @@ class WithcolumnInLoop(PythonRule):
         Valid(_SETUP + "for t in ['a', 'b']:\n    df = spark.table(t).withColumn('src', F.lit(t))\n    df.write.saveAsTable(t + '_x')\n"),
         Valid("rows = []\nfor r in items:\n    rows = rows.select(r)\n"),
     )
-
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.loops: list = []
-
-    def _enter(self, node) -> None:
-        self.loops.append(node)
-
-    def _leave(self, node) -> None:
-        self.loops.pop()
-
-    visit_For = visit_While = _enter
-    leave_For = leave_While = _leave
-
-    def visit_FunctionDef(self, node) -> None:
-        self.loops.append(None)
-
-    def leave_FunctionDef(self, node) -> None:
-        self.loops.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not self.loops or self.loops[-1] is None or len(node.targets) != 1:
