@@ -239,7 +239,7 @@ def replacement(ctx, function, pandas: bool = False) -> Optional[list[str]]:
     scan = _Scan(ctx, params, pandas)
     if not scan.ok(expression) or not scan.uses_param:
         return None
-    return scan.builtins
+    return scan.builtins or ["column comparisons and arithmetic"]  # `lambda x: x > 0` needs no function
 
 
 class UdfReplaceableByBuiltin(PythonRule):

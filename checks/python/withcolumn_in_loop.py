@@ -3,6 +3,7 @@ import libcst as cst
 from checks.python._fixes import replace, source, statement_and_indent
 from checks.python._udf import walk_expression
 from checks.python._loops import LoopTracker
+from linter.sources.python import child_nodes
 from linter.registry import Invalid, Option, PythonRule, Valid
 from linter.semantic import literal_string, method_name, positional_args
 
@@ -24,6 +25,17 @@ def _mentions(ctx, expression, names: set) -> bool:
                 return True
         if isinstance(node, cst.FormattedString):
             return True
+    return False
+
+
+def _checkpoints(loop) -> bool:
+    """Whether a loop's body calls ``checkpoint()`` / ``localCheckpoint()``, cutting the plan it grows."""
+    stack = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and method_name(node) in ("checkpoint", "localCheckpoint"):
+            return True
+        stack.extend(child_nodes(node))
     return False
 
 
@@ -104,6 +116,8 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         ),
     )
     valid = (
+        Valid(_SETUP + "df = orders\nfor i, c in enumerate(df.columns):\n    df = df.withColumn(c, F.col(c).cast('int'))\n"
+              "    if i % 10 == 9:\n        df = df.localCheckpoint()\n"),
         Valid(_SETUP + "orders = orders.withColumns({c: F.col(c).cast('double') for c in ['price', 'tax']})\n"),
         Valid(_SETUP + "out = orders" + "".join(f".withColumn('c{i}', F.lit({i}))" for i in range(5)) + "\n"),
         Valid(_SETUP + "for t in ['a', 'b']:\n    df = spark.table(t).withColumn('src', F.lit(t))\n    df.write.saveAsTable(t + '_x')\n"),
@@ -125,8 +139,8 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             root = root.func.value
         if not (isinstance(root, cst.Name) and root.value == target.value):
             return
-        if not self.ctx.semantic.is_dataframe(root):
-            return
+        if not self.ctx.semantic.is_dataframe(root) or _checkpoints(self.loops[-1]):
+            return  # a loop that checkpoints every few rounds keeps its plan short on purpose
         self.ctx.report(
             self,
             call,
