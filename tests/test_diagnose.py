@@ -93,12 +93,20 @@ def _capture(mode, tmp_path, lowered=True):
     return json.loads(r.out)
 
 
+# Findings that a slow or loaded machine can produce on any job: stragglers, GC share, idle cores.
+TIMING_DRIVEN = {"SPK701", "SPK702", "SPK706"}
+
+
 @pytest.mark.spark
 def test_a_bad_job_gets_each_diagnostic_at_its_line(tmp_path):
     report = _capture("bad", tmp_path)
     at_job = {(f["code"], f["location"]["row"]) for f in report["findings"] if f["filename"] == JOB}
-    assert at_job == _markers()
-    assert all(f["filename"] == JOB for f in report["findings"])  # the temporary log is not reported
+    want = _markers()
+    assert want <= at_job
+    # what the job was built to show; on a loaded machine timing-driven findings may come on top of it
+    assert {code for code, _ in at_job - want} <= TIMING_DRIVEN
+    untimed = [f for f in report["findings"] if f["code"] not in TIMING_DRIVEN]
+    assert all(f["filename"] == JOB for f in untimed)  # the temporary log is not reported
     hot = [f for f in report["findings"] if f["code"] == "SPK701" and "data skew" in f["message"]]
     assert len(hot) == 1 and "one task read" in hot[0]["message"]
     failed = next(f for f in report["findings"] if f["code"] == "SPK705")
@@ -112,7 +120,8 @@ def test_a_lost_executor_is_found_at_the_line_that_ran_on_it(tmp_path):
     """local-cluster mode: two executor JVMs; the first task kills its own (SIGKILL, exit code 137)."""
     report = _capture("lost", tmp_path, lowered=False)  # the retried task may straggle: not what is tested
     at_job = {(f["code"], f["location"]["row"]) for f in report["findings"] if f["filename"] == JOB}
-    assert at_job == _markers("lost")
+    want = _markers("lost")
+    assert want <= at_job and {code for code, _ in at_job - want} <= TIMING_DRIVEN
     lost = next(f for f in report["findings"] if f["code"] == "SPK704")
     assert "Command exited with code 137" in lost["message"] and "memory" in lost["help"]
     (app,) = report["applications"]

@@ -101,7 +101,7 @@ class SchemaInference(PythonRule):
         if has_schema or not format_given or fmt.lower() not in ("csv", "json", "load"):
             # `load()` with no format reads spark.sql.sources.default (Parquet); Delta, Parquet, ORC... are typed
             return
-        if infer:
+        if infer and fmt != "json":  # JSON ignores the option and always infers: its own message below
             self._report(node, "`inferSchema` reads the data an extra time to guess column types, and the guess drifts with the data")
         elif fmt == "json":
             self._report(node, "reading JSON without a schema makes Spark scan the input to infer one, and the types drift with the data")
