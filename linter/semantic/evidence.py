@@ -119,9 +119,7 @@ def _body(node) -> list:
     return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
 
 
-def _children(node) -> list:
-    """Children read for evidence: a nested function or class has scopes of its own."""
-    return [c for c in child_nodes(node) if not isinstance(c, (cst.FunctionDef, cst.ClassDef))]
+_NESTED = (cst.FunctionDef, cst.ClassDef)  # a nested function or class has scopes of its own: not read
 
 
 class Evidence:
@@ -176,21 +174,25 @@ class Evidence:
         if isinstance(scope_node, cst.ClassDef):
             # `self.x` in a class: every method's body is read, nested classes are not
             stack += [s for m in _body(scope_node) if isinstance(m, cst.FunctionDef) for s in _body(m)]
+        # Exact classes, not isinstance: libcst's node classes are ABCs, whose isinstance is slow on every node.
+        attribute, call, assign, nested = cst.Attribute, cst.Call, cst.Assign, _NESTED
+        pop, extend = stack.pop, stack.extend
         while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Attribute):
+            node = pop()
+            cls = node.__class__
+            if cls is attribute:
                 usage = _usage_of(node)
                 if usage is not None:
                     self._judge(out, usage[0], usage[1], node)
-            elif isinstance(node, cst.Call):
+            elif cls is call:
                 self._judge_call(out, node)
-            elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+            elif cls is assign and node.value.__class__ is call:
                 if is_foreign(self._callee_module(node.value)):
                     for target in node.targets:
                         key = _target_key(target.target)
                         if key is not None:
                             out[key] = False
-            stack.extend(_children(node))
+            extend([c for c in child_nodes(node) if c.__class__ not in nested])
         return out
 
     def _callee_module(self, call: cst.Call) -> Optional[str]:
