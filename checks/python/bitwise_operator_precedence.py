@@ -37,8 +37,10 @@ class BitwiseOperatorPrecedence(PythonRule):
     ```
 
     ## Fix safety
-    Safe: the parentheses give the expression the meaning its layout shows; as
-    written it fails or compares with a bitwise value.
+    Unsafe (ruff's definition: a safe fix keeps what the code computes): the
+    parentheses give the expression the meaning its layout shows, but as
+    written it fails or compares with a bitwise value, and where it runs the
+    fix changes which rows the job keeps. Applied with `--unsafe-fixes`.
 
     ## References
     - Python language reference, "Operator precedence".
@@ -48,17 +50,17 @@ class BitwiseOperatorPrecedence(PythonRule):
     name = "bitwise-operator-precedence"
     summary = "`a > 1 & b < 2` compares with `1 & b`: parenthesise each comparison"
     severity = "error"
-    fix = "safe"
+    fix = "unsafe"
     triggers = ("&", "|")
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
         Invalid(_SETUP + "x = orders.filter(F.col('amount') > 100 & F.col('country') == 'DE')\n",
-                fixed=_SETUP + "x = orders.filter((F.col('amount') > 100) & (F.col('country') == 'DE'))\n"),
+                unsafe=True, fixed=_SETUP + "x = orders.filter((F.col('amount') > 100) & (F.col('country') == 'DE'))\n"),
         Invalid(_SETUP + "x = orders.where(orders.a == 1 | orders.b == 2)\n",
-                fixed=_SETUP + "x = orders.where((orders.a == 1) | (orders.b == 2))\n"),
+                unsafe=True, fixed=_SETUP + "x = orders.where((orders.a == 1) | (orders.b == 2))\n"),
         Invalid(_SETUP + "x = orders.where(orders.a > 0 & orders.flag)\n",
-                fixed=_SETUP + "x = orders.where((orders.a > 0) & orders.flag)\n"),
+                unsafe=True, fixed=_SETUP + "x = orders.where((orders.a > 0) & orders.flag)\n"),
     )
     valid = (
         Valid(_SETUP + "x = orders.filter((F.col('amount') > 100) & (F.col('country') == 'DE'))\n"),
@@ -97,4 +99,4 @@ class BitwiseOperatorPrecedence(PythonRule):
             right = f"({source(self.ctx, first.right)} {code(c[1].operator).strip()} {source(self.ctx, c[1].comparator)})"
         else:
             right = source(self.ctx, first.right)
-        return replace(node, f"{left} {op} {right}", "Parenthesise each comparison")
+        return replace(node, f"{left} {op} {right}", "Parenthesise each comparison", safe=False)

@@ -35,8 +35,9 @@ class LitNoneWithoutCast(PythonRule):
     ```
 
     ## Fix safety
-    Safe, and offered only where the type is certain: `withColumn(name,
-    F.lit(None))` replacing a column whose type the file declares in a DDL
+    Unsafe (the output's schema changes, from a void column to the declared
+    type, which is the point), and offered only where the type is certain:
+    `withColumn(name, F.lit(None))` replacing a column whose type the file declares in a DDL
     schema (`spark.read.schema("id BIGINT, discount DECIMAL(10,2)")`) gets
     `.cast("DECIMAL(10,2)")`. The values stay null; the column keeps the type
     it had instead of becoming void.
@@ -49,14 +50,14 @@ class LitNoneWithoutCast(PythonRule):
     name = "lit-none-without-cast"
     summary = "`F.lit(None)` without a cast makes a column of type void"
     triggers = ("lit",)
-    fix = "safe"
+    fix = "unsafe"
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
         Invalid(_SETUP + "orders = orders.withColumn('discount', F.lit(None))\n"),
         Invalid(_SETUP + "o = spark.read.schema('id BIGINT, discount DECIMAL(10,2)').parquet('/o')\n"
                 "o = o.filter('id > 0').withColumn('discount', F.lit(None))\n",
-                fixed=_SETUP + "o = spark.read.schema('id BIGINT, discount DECIMAL(10,2)').parquet('/o')\n"
+                unsafe=True, fixed=_SETUP + "o = spark.read.schema('id BIGINT, discount DECIMAL(10,2)').parquet('/o')\n"
                 "o = o.filter('id > 0').withColumn('discount', F.lit(None).cast('DECIMAL(10,2)'))\n"),
         Invalid(_SETUP + "out = orders.select('id', F.lit(None).alias('note'))\n"),
     )
@@ -81,7 +82,7 @@ class LitNoneWithoutCast(PythonRule):
     def _report(self, node, declared=None) -> None:
         fix = None
         if declared is not None:
-            fix = replace(node, f"{source(self.ctx, node)}.cast({declared!r})", f"Cast to {declared}")
+            fix = replace(node, f"{source(self.ctx, node)}.cast({declared!r})", f"Cast to {declared}", safe=False)
         self.ctx.report(
             self,
             node,
