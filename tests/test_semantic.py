@@ -51,6 +51,7 @@ PRELUDE = "from pyspark.sql import SparkSession, DataFrame\nfrom pyspark.sql imp
     ("spark.sql('DESCRIBE TABLE t')", DATAFRAME, BOUNDED),
     ("spark.sql('EXPLAIN SELECT * FROM t')", DATAFRAME, BOUNDED),
     ("spark.range(10)", DATAFRAME, 10),
+    ("spark.table('t').writeTo('u').partitionedBy(F.col('d'))", "DataFrameWriter", None),
     # what the value is made of beats its annotation
     ("r: DataFrame = spark.read.format('csv')\nr.load('p')", DATAFRAME, UNBOUNDED),
     ("spark.read.json(spark.sparkContext.parallelize([text]))", DATAFRAME, BOUNDED),

@@ -46,7 +46,9 @@ SHUFFLES = frozenset(
     "repartition repartitionByRange intersect intersectAll subtract exceptAll".split()
 )
 CACHES = frozenset({"cache", "persist", "checkpoint", "localCheckpoint"})
-WRITER_CONFIG = frozenset("mode format option options partitionBy bucketBy sortBy clusterBy using tableProperty".split())
+WRITER_CONFIG = frozenset(
+    "mode format option options partitionBy partitionedBy bucketBy sortBy clusterBy using tableProperty".split()
+)
 WRITES = frozenset("save saveAsTable insertInto parquet csv json orc text jdbc avro xml append overwrite create createOrReplace".split())
 # Methods after which the columns are those of the receiver.
 _SAME_COLUMNS = frozenset(

@@ -527,6 +527,8 @@ class Inference:
             return Value(DATAFRAME, bound, node=node)
         if method == "toPandas":
             return Value(PANDAS, node=node)
+        if method == "writeTo":
+            return Value(WRITER, node=node)  # the V2 writer: df.writeTo("t").append()
         if method in ("collect", "take", "tail", "head") and (method == "collect" or node.args):
             return Value(ROWS, node=node)
         return None
