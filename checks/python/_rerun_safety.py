@@ -23,7 +23,6 @@ from linter.semantic import (
     method_name,
     positional_args,
 )
-from linter.sources import is_test_path
 
 # DataFrameWriter (v1) calls that write, with the position of their `mode` parameter (None: they have none).
 TERMINALS = {"save": 2, "saveAsTable": 2, "insertInto": None, "parquet": 1, "csv": 1, "json": 1, "orc": 1,
@@ -208,8 +207,6 @@ def scope_of(ctx):
     return ctx.module
 
 
-def in_tests(ctx) -> bool:
-    return is_test_path(ctx.unit.document.path)
 
 
 def is_dataframe(ctx, node) -> bool:

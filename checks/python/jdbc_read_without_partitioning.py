@@ -2,7 +2,7 @@ import libcst as cst
 
 from checks.python._literals_and_reads import reader_chain, reader_options
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import READER, UNBOUNDED, keyword_arg, literal_string, method_name, positional_args, sql_bound
+from linter.semantic import READER, UNBOUNDED, literal_string, method_name, sql_bound
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\nurl = 'jdbc:postgresql://db/sales'\n"
 _UNKNOWN = "\0unknown"

@@ -3,7 +3,6 @@ import libcst as cst
 from checks.python._driver import shown
 from checks.python._literals_and_reads import classify_fields, constant_field, place_fields, sql_template
 from linter.registry import Invalid, PythonRule, Valid
-from linter.sources import is_test_path
 from linter.semantic import SESSION, STRING, keyword_arg, method_name, positional_args
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
@@ -59,6 +58,7 @@ class ValueFormattedIntoSql(PythonRule):
     """
 
     code = "SPK522"
+    skip_in_tests = True
     name = "value-formatted-into-sql"
     summary = "a value formatted into `spark.sql` text: unchecked and injectable; bind it with `args=`"
     min_spark = "3.4"
@@ -94,7 +94,6 @@ class ValueFormattedIntoSql(PythonRule):
     def visit_Module(self, node: cst.Module) -> None:
         self._literal_names: dict = {}  # name -> True while every assignment to it seen so far is a literal
         self._assigned: dict = {}  # name -> the value last assigned to it (`query = "..." % x`)
-        self._off = is_test_path(self.ctx.unit.document.path)  # tests format fixed values of their own
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -108,7 +107,7 @@ class ValueFormattedIntoSql(PythonRule):
         return next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._off or method_name(node) != "sql" or keyword_arg(node, "args") is not None:
+        if method_name(node) != "sql" or keyword_arg(node, "args") is not None:
             return
         args = positional_args(node)
         if not args or len(args) > 1:

@@ -5,7 +5,6 @@ from checks.python._rerun_safety import (
     _MODELESS_FORMATS,
     emptied_before,
     fresh_each_run,
-    in_tests,
     record_assignment,
     record_emptied,
     target_key,
@@ -60,6 +59,7 @@ class WriteWithoutMode(PythonRule):
     """
 
     code = "SPK323"
+    skip_in_tests = True
     name = "write-without-mode"
     summary = "a write with no save mode fails on the second run (`errorifexists`)"
     triggers = ("write",)
@@ -95,7 +95,7 @@ class WriteWithoutMode(PythonRule):
         info = write_info(self.ctx, node)
         if info is None or info.v2 or info.method == "insertInto" or info.dataframe is None:
             return
-        if info.mode() is not None or info.format() in _MODELESS_FORMATS or in_tests(self.ctx):
+        if info.mode() is not None or info.format() in _MODELESS_FORMATS:
             return
         target = info.target()
         if target is None and info.format() is None:

@@ -1,6 +1,5 @@
 from checks.python._literals_and_reads import filter_conditions, sql_date_predicates
 from linter.registry import Invalid, Option, SqlRule, Valid
-from linter.sources import is_test_path
 
 _NOTEBOOKS = ("ipynb", "databricks")
 _WRITES = ("Insert", "Merge", "Create", "Delete", "Update")
@@ -61,6 +60,7 @@ class SqlHardcodedDateInFilter(SqlRule):
     """
 
     code = "SPK521"
+    skip_in_tests = True
     name = "sql-hardcoded-date-in-filter"
     summary = "a SQL filter on a hard-coded date makes every scheduled run read the same day"
     options = {"ranges": Option(False, "Also report range comparisons (`>=`, `BETWEEN`) with a hard-coded date.")}
@@ -125,7 +125,7 @@ class SqlHardcodedDateInFilter(SqlRule):
 
     def _is_job(self) -> bool:
         document = self.ctx.unit.document
-        if document.kind in _NOTEBOOKS or is_test_path(document.path):
+        if document.kind in _NOTEBOOKS:
             return False
         if self.ctx.embedded:
             return True
