@@ -1,7 +1,8 @@
 import libcst as cst
 
 from checks.python._driver import shown
-from checks.python._literals_and_reads import classify_fields, constant_field, place_fields, sql_template
+from checks.python._literals_and_reads import classify_fields, constant_field, place_fields
+from linter.semantic.templates import sql_template
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import SESSION, STRING, keyword_arg, method_name, positional_args
 

@@ -16,7 +16,8 @@ Where each kind of knowledge is decided:
 - ``evidence``: how a name nothing proves is known from how it is used (a
   DataFrame-only method, a Column argument) and the counter-evidence that wins
   over it (pandas, polars, dask, ibis, ORM objects and their own methods);
-- ``bounds``: row bounds, including those of SQL text.
+- ``bounds``: row bounds, including those of SQL text;
+- ``templates``: SQL built from Python values (f-strings, ``.format``, ``%``, ``+``), read into text and fields.
 
 A ``Value`` carries a kind, a row ``bound`` and, for DataFrames known from
 usage, ``why`` (the evidence, for messages).  ``bound`` is ``UNBOUNDED``,

@@ -7,7 +7,8 @@ from typing import Optional
 
 import libcst as cst
 
-from linter.semantic.values import literal_string
+from linter.semantic.templates import sql_template
+
 
 UNBOUNDED = "unbounded"
 BOUNDED = "bounded"
@@ -26,8 +27,6 @@ _SQL_SELECT = re.compile(r"^\s*(\(\s*)*(select|with|from|values|table)\b", re.I)
 _SQL_LIMIT = re.compile(r"\blimit\s+(\d+)\s*;?\s*$", re.I)
 _SQL_ANY_LIMIT = re.compile(r"\blimit\s+[\w.]+\s*;?\s*$", re.I)
 _SQL_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
-_FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
-_PERCENT_FIELD = re.compile(r"%(\([^)]*\))?[-#0 +]*\d*(\.\d+)?[sdifr]")
 
 
 def sql_bound(text: str):
@@ -75,27 +74,10 @@ def sql_bound(text: str):
 
 
 def template_text(node) -> Optional[str]:
-    """The SQL an f-string, ``"...".format(...)`` or ``"..." % args`` builds, each field read as a name ``x``."""
-    if isinstance(node, cst.FormattedString):
-        parts = []
-        for part in node.parts:
-            parts.append(part.value if isinstance(part, cst.FormattedStringText) else "x")
-        return "".join(parts)
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
-        text = literal_string(node.func.value)
-        return None if text is None else _FORMAT_FIELD.sub("x", text)
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
-        text = literal_string(node.left)
-        return None if text is None else _PERCENT_FIELD.sub("x", text)
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        # "show tables in " + database: the literal parts with each other part read as a name
-        parts, stack = [], [node]
-        while stack:
-            part = stack.pop()
-            if isinstance(part, cst.BinaryOperation) and isinstance(part.operator, cst.Add):
-                stack += [part.right, part.left]
-            else:
-                text = literal_string(part)
-                parts.append(text if text is not None else " x ")
-        return "".join(parts) if literal_string(node.left) is not None or len(parts) > 2 else None
-    return None
+    """The SQL a template builds (see ``templates.sql_template``), each field read as a name ``x``."""
+    parts = sql_template(node)
+    if parts is None:
+        if isinstance(node, cst.FormattedString):  # an f-string without fields: its text
+            return "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
+        return None
+    return "".join(p if isinstance(p, str) else " x " for p in parts)
