@@ -1246,11 +1246,8 @@ def test_cli_reports_evidence_and_spares_traps(tmp_path, run):
 # --------------------------------------------------------------------------------------------------
 # The model: what `probe(expr)` sees, with the module's text given to Semantic as the engine does.
 # --------------------------------------------------------------------------------------------------
-def probe(code):
+def _probed(sem, code) -> list:
     """Walk ``code`` like the engine and return the Values of every ``probe(expr)`` argument, in order."""
-    code = _code(code)
-    module = cst.parse_module(code)
-    sem = Semantic(frozenset(), code)
     visit, leave = sem.hooks()
     seen = []
 
@@ -1260,7 +1257,14 @@ def probe(code):
 
     visits = {k: [fn] for k, fn in visit.items()}
     visits.setdefault(cst.Call, []).append(on_call)
-    walk(module, visits, {k: [fn] for k, fn in leave.items()}, [])
+    walk(cst.parse_module(code), visits, {k: [fn] for k, fn in leave.items()}, [])
+    return seen
+
+
+def probe(code):
+    """The Value of the last ``probe(expr)`` argument of ``code``."""
+    code = _code(code)
+    seen = _probed(Semantic(frozenset(), code), code)
     assert seen, "no probe() in the code"
     return seen[-1]
 
@@ -1623,21 +1627,11 @@ def test_evidence_is_read_lazily_and_once():
         def b(x):
             probe(x)
     """)
-    module = cst.parse_module(code)
     sem = Semantic(frozenset(), code)
     scans = []
     original = sem._scan
     sem._scan = lambda node: scans.append(node) or original(node)
-    visit, leave = sem.hooks()
-    seen = []
-
-    def on_call(node):
-        if isinstance(node.func, cst.Name) and node.func.value == "probe":
-            seen.append(sem.infer(node.args[0].value))
-
-    visits = {k: [fn] for k, fn in visit.items()}
-    visits.setdefault(cst.Call, []).append(on_call)
-    walk(module, visits, {k: [fn] for k, fn in leave.items()}, [])
+    seen = _probed(sem, code)
     assert [v.kind if v else None for v in seen] == [DATAFRAME, DATAFRAME, None]
     assert len(scans) == 1  # `x` is never used with a watched member: function b is not scanned
 
