@@ -32,7 +32,7 @@ import libcst as cst
 from linter.semantic.api import _SAME_ROWS
 from linter.semantic.bounds import UNBOUNDED
 from linter.sources.python import child_nodes
-from linter.semantic.values import COLUMN, DATAFRAME, FOREIGN, IMPORT, PANDAS, Value, dotted_name
+from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, Value, dotted_name
 
 # Methods and attributes only a Spark DataFrame has, among the frame libraries a
 # Python job may use: none of pandas, polars, dask, ibis, SQLAlchemy or Django
@@ -291,7 +291,3 @@ def _target_key(target) -> Optional[str]:
 
 def _inferred(why: str) -> Value:
     return Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why=why)
-
-
-def is_foreign_value(value: Optional[Value]) -> bool:
-    return value is not None and value.kind in (PANDAS, FOREIGN)
