@@ -184,7 +184,9 @@ class CountEmptinessCheck(PythonRule):
                           "Use `isEmpty()`")
         else:
             help = f"use `len({name}.head(1)) == 0` (`isEmpty()` needs Spark 3.3; target-spark is older)"
-        self.ctx.report(self, node, f"`{text}` reads every row only to test whether `{name}` has any",
+        # `len(df.take(1))` reads few rows, but ships them to the driver to answer a yes/no question
+        what = "brings rows to the driver" if ".take(" in text else "reads every row"
+        self.ctx.report(self, node, f"`{text}` {what} only to test whether `{name}` has any",
                         help=help, fix=fix)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
