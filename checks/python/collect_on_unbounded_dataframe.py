@@ -1,3 +1,5 @@
+import libcst as cst
+
 from checks.python._driver import origin, shown, unbounded_receiver
 from checks.python.collect_first_row import first_row_index
 from linter.registry import Invalid, Option, PythonRule, Valid
@@ -126,7 +128,20 @@ class CollectOnUnboundedDataFrame(PythonRule):
         method = node.func.attr.value
         what = "RDD" if value.kind == RDD else "DataFrame"
         name = shown(self.ctx, receiver)
-        if method == "collect":
+        if method == "collect" and value.kind == RDD:
+            message = f"`{name}.collect()` brings every row of the {what} to the driver: {why}"
+            rdd_of = isinstance(receiver, cst.Attribute) and receiver.attr.value == "rdd"
+            frame = receiver.value if rdd_of else None
+            if frame is not None:
+                # `df.rdd.collect()`: the RDD adds a conversion of every row to Python and has no `limit`
+                frame_name = shown(self.ctx, frame)
+                help = (f"bound the DataFrame instead (`{frame_name}.limit(n).collect()` or `{frame_name}.take(n)`, "
+                        f"without the RDD conversion), aggregate on the cluster, or write it out with "
+                        f"`{frame_name}.write`")
+            else:
+                help = (f"bound it first (`{name}.take(n)`), aggregate on the cluster (`reduce`, `aggregate`), "
+                        f"or write it out (`{name}.saveAsTextFile(...)`) instead of collecting it")
+        elif method == "collect":
             message = f"`{name}.collect()` brings every row of the {what} to the driver: {why}"
             help = (
                 f"bound it first (`{name}.limit(n).collect()` or `{name}.take(n)`), aggregate on the "
