@@ -338,3 +338,29 @@ def test_sql_export_without_header_splits_statements_at_cells(tmp_path, run):
 def test_a_python_file_that_mentions_command_lines_in_a_string_is_plain_python(tmp_path, run):
     path = write(tmp_path / "job.py", 'SEPARATOR = """\n# COMMAND ----------\n"""\nrows = spark.table("t").collect()\n')
     assert _places(run, path) == {(None, 4, 25, "SPK101")}
+
+
+# 5. Microsoft Fabric source notebooks ---------------------------------------------------------------------------
+
+def test_fabric_notebook_is_read_as_a_notebook():
+    """`# Fabric notebook source`: `# MAGIC %%sql` cells are SQL at their file rows, and the notebook policies
+    hold (SPK411 and SPK501 stay quiet on `show()`, `display()` and `SELECT *` even when selected)."""
+    path = os.path.join("orders_enrichment.Notebook", "notebook-content.py")
+    r = run_process("check", path, "--no-cache", "--output-format", "concise", "--extend-select", "SPK411",
+                    cwd=NOTEBOOKS)
+    assert r.code == 1 and not r.err, r
+    lines = [line.split(": ", 1)[0] + ": " + line.split(": ", 1)[1].split(" ", 1)[0]
+             for line in r.out.splitlines() if " SPK" in line]
+    assert lines == [
+        f"{path}:40:24: SPK504",
+        f"{path}:53:17: SPK101",
+        f"{path}:53:17: SPK109",
+        f"{path}:54:34: SPK109",
+    ], r.out
+
+
+def test_a_python_file_that_only_mentions_fabric_is_a_module(tmp_path, run):
+    text = ("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+            "# Fabric notebook source\nspark.table('t').show()\n")
+    path = write(tmp_path / "job.py", text)
+    assert _places(run, path, "--extend-select", "SPK411") == {(None, 4, 18, "SPK411")}

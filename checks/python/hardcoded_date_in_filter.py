@@ -11,7 +11,6 @@ _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
     "spark = SparkSession.builder.getOrCreate()\norders = spark.table('sales.orders')\n"
 )
-_NOTEBOOKS = ("ipynb", "databricks")
 _RANGE_OPERATORS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 _DATE_CALLS = ("datetime.date", "datetime.datetime", "pandas.Timestamp")
 
@@ -107,7 +106,7 @@ class HardcodedDateInFilter(PythonRule):
 
     def visit_Module(self, node: cst.Module) -> None:
         unit = self.ctx.unit
-        self._off = unit.document.kind in _NOTEBOOKS
+        self._off = unit.document.is_notebook
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._off or method_name(node) not in ("filter", "where") or not node.args:

@@ -1,9 +1,6 @@
 from linter.registry import Invalid, Option, SqlRule, Valid
 
 
-_NOTEBOOKS = ("ipynb", "databricks")
-
-
 class SelectStar(SqlRule):
     """
     ## What it does
@@ -109,7 +106,7 @@ class SelectStar(SqlRule):
         into = statement.parent
         if isinstance(into, exp.Create):
             return  # `CREATE TABLE t AS SELECT *` copies every column on purpose; a view's readers prune
-        if not isinstance(into, exp.Insert) and self.ctx.unit.document.kind in _NOTEBOOKS:
+        if not isinstance(into, exp.Insert) and self.ctx.unit.document.is_notebook:
             return  # a notebook's `SELECT *` (a %sql cell, `display(spark.sql(...))`) is how one looks at a table
         self.ctx.report(
             self,

@@ -1,7 +1,6 @@
 from checks.python._literals_and_reads import filter_conditions, sql_date_predicates
 from linter.registry import Invalid, Option, SqlRule, Valid
 
-_NOTEBOOKS = ("ipynb", "databricks")
 _WRITES = ("Insert", "Merge", "Create", "Delete", "Update")
 _JOB = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
 
@@ -125,7 +124,7 @@ class SqlHardcodedDateInFilter(SqlRule):
 
     def _is_job(self) -> bool:
         document = self.ctx.unit.document
-        if document.kind in _NOTEBOOKS:
+        if document.is_notebook:
             return False
         if self.ctx.embedded:
             return True

@@ -110,10 +110,13 @@ class Unit:
         return self.document.real_line(cell, row)
 
 
+NOTEBOOK_KINDS = ("ipynb", "databricks", "fabric")
+
+
 @dataclass
 class Document:
     path: str  # as given by the user, for messages
-    kind: str  # "python", "sql", "ipynb", "databricks"
+    kind: str  # "python", "sql", "ipynb", "databricks", "fabric" (see NOTEBOOK_KINDS), "config"
     text: str  # decoded file (for .ipynb: the JSON text)
     units: list[Unit] = field(default_factory=list)
     cells: list[Cell] = field(default_factory=list)
@@ -121,6 +124,11 @@ class Document:
     bom: bool = False
     notebook: Optional[dict] = None  # parsed .ipynb JSON
     _file_lines: Optional[list[str]] = None
+
+    @property
+    def is_notebook(self) -> bool:
+        """A notebook of any kind: where `show()`, `SELECT *` and literal dates are how one explores data."""
+        return self.kind in NOTEBOOK_KINDS
 
     def real_line(self, cell: Optional[int], row: int) -> str:
         if cell is not None and self.kind == "ipynb":
@@ -164,10 +172,13 @@ def load_document(path: str, data: bytes) -> Document:
         doc = Document(path, "sql", text, encoding=encoding, bom=bom)
         doc.units.append(Unit(SQL, text, doc))
         return doc
-    from linter.sources.notebook import DATABRICKS_HEADER, is_databricks_export, load_databricks
+    from linter.sources.notebook import DATABRICKS_HEADER, FABRIC_HEADER, is_databricks_export, load_databricks
 
-    if text.lstrip("\ufeff").startswith(DATABRICKS_HEADER) or is_databricks_export(text, "#"):
+    head = text.lstrip("\ufeff")
+    if head.startswith(DATABRICKS_HEADER) or is_databricks_export(text, "#"):
         return load_databricks(path, text, encoding, bom)
+    if head.startswith(FABRIC_HEADER):
+        return load_databricks(path, text, encoding, bom, fabric=True)
     doc = Document(path, "python", text, encoding=encoding, bom=bom)
     doc.units.append(Unit(PYTHON, text, doc))
     return doc

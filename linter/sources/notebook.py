@@ -40,7 +40,10 @@ from linter.sources import PYTHON, SQL, Cell, Document, SourceError, Unit
 
 DATABRICKS_HEADER = "# Databricks notebook source"
 DATABRICKS_SQL_HEADER = "-- Databricks notebook source"
+FABRIC_HEADER = "# Fabric notebook source"
 _COMMAND = re.compile(r"^# COMMAND -+\s*$")
+# Microsoft Fabric's git format: each cell opens with one of these lines and its `# META` JSON follows it.
+_FABRIC_CELL = re.compile(r"^# (?:PARAMETERS CELL|CELL|MARKDOWN|METADATA) \*{4,}\s*$")
 _SQL_COMMAND = re.compile(r"^-- COMMAND -+\s*$")
 _MAGIC = re.compile(r"^# MAGIC ?")
 _SQL_MAGIC = re.compile(r"^-- MAGIC ?")
@@ -333,7 +336,7 @@ def _cell_ranges(lines: list[str], command) -> list[tuple[int, int]]:
     """(first row, row after the last) of each cell of a Databricks source file, the header line excluded."""
     ranges = []
     first = lines[0].lstrip("\ufeff").rstrip("\r") if lines else ""
-    start = 1 if first in (DATABRICKS_HEADER, DATABRICKS_SQL_HEADER) else 0  # an export without its header
+    start = 1 if first in (DATABRICKS_HEADER, DATABRICKS_SQL_HEADER, FABRIC_HEADER) else 0  # an export without its header
     for i in range(start, len(lines) + 1):
         if i == len(lines) or command.match(lines[i].rstrip("\r")):
             ranges.append((start, i))
@@ -341,10 +344,16 @@ def _cell_ranges(lines: list[str], command) -> list[tuple[int, int]]:
     return ranges
 
 
-def load_databricks(path: str, text: str, encoding: str, bom: bool) -> Document:
-    doc = Document(path, "databricks", text, encoding=encoding, bom=bom)
+def load_databricks(path: str, text: str, encoding: str, bom: bool, fabric: bool = False) -> Document:
+    """A Databricks source notebook, or (``fabric``) a Microsoft Fabric one: the same shape with other cell lines.
+
+    Fabric's git format (``# Fabric notebook source``) opens each cell with ``# CELL ****...`` (or
+    ``# MARKDOWN``, ``# METADATA``, ``# PARAMETERS CELL``) and writes a Spark SQL cell on ``# MAGIC %%sql``
+    lines, as Databricks does; its ``# META`` lines are comments to Python.
+    """
+    doc = Document(path, "fabric" if fabric else "databricks", text, encoding=encoding, bom=bom)
     lines = text.split("\n")
-    ranges = _cell_ranges(lines, _COMMAND)
+    ranges = _cell_ranges(lines, _FABRIC_CELL if fabric else _COMMAND)
     errors = []
     if not _parses(text):
         for start, end in ranges:
