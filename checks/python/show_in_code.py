@@ -1,7 +1,16 @@
+import re
+
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import method_name
+from linter.semantic import BOUNDED, method_name
+
+# A branch taken only when someone asked for output: `if debug:`, `if self._debugger_mode:`, `if args.verbose:`,
+# `if logger.isEnabledFor(logging.DEBUG):`.
+_DEBUG_TEST = re.compile(r"debug|verbose", re.IGNORECASE)
+# A function whose job is to show something: `print_dataframe_with_debugger`, `show_sample`, `display_report`.
+_DISPLAY_FUNCTION = re.compile(r"^_*(?:print|show|display|debug|peek|preview|inspect|describe|dump)"
+                               r"|debug", re.IGNORECASE)
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 
@@ -10,9 +19,17 @@ class ShowInCode(PythonRule):
     """
     ## What it does
     Finds `df.show()`, `df.display()` and the notebook builtin `display(df)`
-    in Python modules (not notebooks, where it is how one looks at data). Off
-    by default, like ruff's T201 for `print`: select it by its code
-    (`--select SPK411`).
+    in job code: Python modules, not notebooks (Jupyter, Databricks or Fabric
+    sources), where showing a table is how one looks at data, and not test
+    modules. It stays quiet where printing is the point: inside a branch
+    taken only on request (`if debug:`, `if self.verbose:`,
+    `if logger.isEnabledFor(logging.DEBUG):`), inside a function whose name
+    says it shows something (`print_*`, `show_*`, `display_*`, `*debug*`),
+    and on rows made on the driver (`spark.createDataFrame([...])`).
+
+    On by default: every other PySpark linter reports a `show()` left in a
+    job, and with the quiet places above what remains is, in the labelled
+    real code of bench/recall.tsv, a leftover each time.
 
     ## Why is this bad?
     `show()` is an action: in a scheduled job it runs a Spark job whose only
@@ -40,13 +57,15 @@ class ShowInCode(PythonRule):
     code = "SPK411"
     name = "show-in-code"
     summary = "`show()` left in a job runs a Spark job for a log line"
-    explicit = True
     skip_in_tests = True
     triggers = ("show", "display")
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
         Invalid(_SETUP + "orders.show()\n"),
+        Invalid(_SETUP + "def load(df):\n    df = df.withColumn('day', df.ts.cast('date'))\n    df.show()\n"
+                "    df.write.parquet('s3://x/')\n"),
+        Invalid(_SETUP + "debug = True\nif debug:\n    pass\nelse:\n    orders.show()\n"),
         Invalid(_SETUP + "orders.display()\n"),
         Invalid(_SETUP + "display(orders.groupBy('day').count())\n"),
     )
@@ -56,10 +75,18 @@ class ShowInCode(PythonRule):
         Valid("import pandas as pd\nfrom IPython.display import display\nfrom pyspark.sql import SparkSession\n"
               "display(pd.DataFrame())\n"),
         Valid("# Databricks notebook source\n" + _SETUP + "display(orders)\n", path="look.py"),
+        Valid("# Fabric notebook source\n\n# CELL ********************\n\n" + _SETUP + "orders.show()\n",
+              path="look.py"),
+        Valid(_SETUP + "debug = True\nif debug:\n    orders.show()\n"),
+        Valid(_SETUP + "import logging\nlog = logging.getLogger(__name__)\n"
+              "if log.isEnabledFor(logging.DEBUG):\n    orders.show(5, truncate=False)\n"),
+        Valid(_SETUP + "def print_sample(df):\n    df.show(truncate=False)\n\nprint_sample(orders)\n"),
+        Valid(_SETUP + "demo = spark.createDataFrame([('Alice', 1), ('Bob', 2)], ['name', 'age'])\ndemo.show()\n"),
+        Valid(_SETUP + "def test_orders():\n    orders.show()\n", path="tests/test_orders.py"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.unit.document.kind in ("ipynb", "databricks"):
+        if self.ctx.unit.document.is_notebook:
             return
         method = method_name(node)
         if method in ("show", "display"):
@@ -69,8 +96,11 @@ class ShowInCode(PythonRule):
             shown = node.args[0].value  # the notebook's builtin `display(df)`, undefined outside one
         else:
             return
-        if not self.ctx.semantic.is_dataframe(shown):
+        if not self.ctx.semantic.is_dataframe(shown) or self._on_request(node):
             return
+        value = self.ctx.semantic.infer(shown)
+        if value is not None and value.bound == BOUNDED:
+            return  # rows made on the driver: nothing to compute
         if method == "show":
             message = "`show()` runs a Spark job to print a table to the log"
         else:
@@ -78,3 +108,14 @@ class ShowInCode(PythonRule):
                        "nobody sees (and `display` is undefined outside Databricks)")
         self.ctx.report(self, node, message, help="remove it, or log a count or a sample you need",
                         start=node.func.attr if method else node.func)
+
+    def _on_request(self, node) -> bool:
+        """Inside an `if debug:` body or a function whose name says it shows things."""
+        path = self.ctx.ancestors
+        for i in range(len(path) - 1, 0, -1):
+            outer, inner = path[i - 1], path[i]
+            if isinstance(outer, cst.If) and inner is outer.body and _DEBUG_TEST.search(self.ctx.code_for(outer.test)):
+                return True
+            if isinstance(outer, cst.FunctionDef) and _DISPLAY_FUNCTION.search(outer.name.value):
+                return True
+        return False
