@@ -9,6 +9,8 @@ _SETUP = (
     "spark = SparkSession.builder.getOrCreate()\nevents = spark.table('events')\n"
 )
 ACTIONS = frozenset("collect count toPandas show first take head tail toLocalIterator isEmpty".split())
+# pydeequ's entry points whose `.onData(df)...run()` runs Spark jobs over `df` (a star import is the usual way in).
+_DEEQU_RUNNERS = frozenset(("VerificationSuite", "AnalysisRunner", "ColumnProfilerRunner", "ConstraintSuggestionRunner"))
 
 
 def _target_names(target, out: set) -> None:
@@ -64,7 +66,12 @@ class ActionInLoop(PythonRule):
     `while` loop when the DataFrame they act on comes from a variable defined
     before the loop: the same data is scanned once per iteration. Actions on
     DataFrames made inside a `for` loop (`spark.table(name)` for each table
-    name, a new batch each time) are not reported. In a `while` loop an action
+    name, a new batch each time) are not reported, unless every one of them is
+    derived from a DataFrame defined before the loop (`part =
+    events.filter(...)` in the loop, then `part.count()`: still a scan of
+    `events` per iteration). A pydeequ run (`VerificationSuite(spark)
+    .onData(df)...run()`, and its analysis, profiling and suggestion runners)
+    is an action on `df`. In a `while` loop an action
     on a DataFrame rebuilt each round is reported too: that is an iterative
     algorithm whose plan grows by one round per iteration (the classic
     convergence loop `while nested.count() > 0`), which wants a `checkpoint()`.
@@ -103,7 +110,7 @@ class ActionInLoop(PythonRule):
     skip_in_tests = True
     name = "action-in-loop"
     summary = "a DataFrame action runs a Spark job on every iteration of a loop"
-    triggers = tuple(ACTIONS)
+    triggers = (*ACTIONS, "onData")
     doc_setup = 'days = ["2024-01-01", "2024-01-02"]\n'
 
     invalid = (
@@ -124,10 +131,20 @@ class ActionInLoop(PythonRule):
             "from pyspark.sql import functions as F\n"
             "def per_key(df, keys):\n    for k in keys:\n        print(df.filter(F.col('k') == k).count())\n"
         ),
+        Invalid(_SETUP + "for day in ['2024-01-01', '2024-01-02']:\n    part = events.filter(F.col('day') == day)\n"
+                "    print(part.count())\n"),
+        Invalid(_SETUP + "from pydeequ.verification import *\nfrom pydeequ.checks import *\n"
+                "for month in range(1, 13):\n    part = events.filter(F.month('ts') == month)\n"
+                "    result = VerificationSuite(spark).onData(part).addCheck(Check(spark, CheckLevel.Warning, 'c')"
+                ".isComplete('id')).run()\n"),
     )
     valid = (
         Valid(_SETUP + "for t in ['a', 'b']:\n    print(spark.table(t).count())\n"),
         Valid(_SETUP + "for path in ['/a', '/b']:\n    batch = spark.read.parquet(path)\n    print(batch.count())\n"),
+        Valid(_SETUP + "for path in ['/a', '/b']:\n    batch = spark.read.parquet(path).filter('x > 1')\n"
+              "    print(batch.count())\n"),
+        Valid(_SETUP + "from pydeequ.verification import *\nresult = VerificationSuite(spark).onData(events).run()\n"),
+        Valid(_SETUP + "for suite in suites:\n    suite.run()\n"),
         Valid(_SETUP + "n = events.count()\nfor i in range(n):\n    print(i)\n"),
         Valid(_SETUP + "for i in range(3):\n    def helper():\n        return events.count()\n"),
         Valid("for job in jobs:\n    job.count()\n"),
@@ -180,9 +197,14 @@ class ActionInLoop(PythonRule):
         if not self.loops or self.loops[-1] is None:
             return
         method = method_name(node)
-        if method not in ACTIONS:
+        if method == "run":
+            receiver = self._data_quality_run(node)
+        elif method in ACTIONS:
+            receiver = node.func.value
+        else:
             return
-        receiver = node.func.value
+        if receiver is None:
+            return
         value = self.ctx.semantic.infer(receiver)
         if value is None or value.kind != DATAFRAME:
             return
@@ -197,19 +219,75 @@ class ActionInLoop(PythonRule):
         repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)
         if not any(a is r for a in self.ctx.ancestors for r in repeated):
             return
+        shown_call = f"`{shown(self.ctx, receiver)}.{method}()`" if method != "run" else \
+            f"a data quality run over `{shown(self.ctx, receiver)}`"
         rebuilt = root.value in self._bound_inside()
         if rebuilt and isinstance(loop, cst.For):
-            return  # a new batch each iteration (another table, another file): one job each is the point
+            outer = self._outer_source(root.value)
+            if outer is None:
+                return  # a new batch each iteration (another table, another file): one job each is the point
+            # `part = events.filter(...)` in the loop, then an action on `part`: a scan of `events` per iteration
+            root = outer
+            rebuilt = False
         kind = "for" if isinstance(loop, cst.For) else "while"
         if rebuilt:
             # an iterative algorithm: each round builds on the last, so the plan (and the job) grows too
-            message = (f"`{shown(self.ctx, receiver)}.{method}()` runs a Spark job on every iteration of the "
+            message = (f"{shown_call} runs a Spark job on every iteration of the "
                        f"`while` loop, over a `{root.value}` rebuilt each round: its plan grows with every iteration")
             help = (f"`checkpoint()` (or `localCheckpoint()`) `{root.value}` every few iterations to cut its lineage, "
                     "and test for convergence with a cheap action (`isEmpty()`, `limit(1)`)")
         else:
-            message = (f"`{shown(self.ctx, receiver)}.{method}()` runs a Spark job over `{root.value}` on every "
+            message = (f"{shown_call} runs a Spark job over `{root.value}` on every "
                        f"iteration of the `{kind}` loop")
             help = (f"compute all iterations in one query (filter with `isin`, then `groupBy`), or `cache()` "
                     f"`{root.value}` before the loop")
         self.ctx.report(self, node, message, help=help, start=node.func.attr)
+
+    def _outer_source(self, name: str):
+        """The DataFrame name, bound before the loop, from which every assignment of ``name`` earlier in the loop's
+        body derives (`part = events.filter(...)`), or None (a new read per iteration, or anything else)."""
+        loop = self.loops[-1][0]
+        roots = []
+        # the loop's statements before the one holding the action (in order), where `name` got its value
+        on_path = {id(a) for a in self.ctx.ancestors}
+        before = []
+        for statement in getattr(loop.body, "body", ()):
+            if id(statement) in on_path:
+                break
+            before.append(statement)
+        stack = before
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                    for t in node.targets):
+                roots.append(chain_root(node.value) if isinstance(node.value, cst.Call) else None)
+            stack.extend(node.children)
+        if not roots or any(r is None for r in roots) or len({r.value for r in roots}) != 1:
+            return None
+        root = roots[0]
+        if root.value == name or root.value in self._bound_inside():
+            return None
+        outer = self.ctx.semantic.infer(root)
+        return root if outer is not None and outer.kind == DATAFRAME else None
+
+    def _data_quality_run(self, node: cst.Call):
+        """pydeequ's `VerificationSuite(spark).onData(df)...run()` (and its analysis and profiling runners):
+        the DataFrame `df` the run scans, or None."""
+        data = None
+        current = node.func.value
+        while isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute):
+            if current.func.attr.value == "onData" and current.args:
+                data = current.args[0].value
+            current = current.func.value
+        if data is None or not isinstance(current, cst.Call) or not isinstance(current.func, cst.Name) \
+                or current.func.value not in _DEEQU_RUNNERS:
+            return None
+        q = self.ctx.semantic.qualified_name(current.func)
+        if q is not None and not q.startswith("pydeequ."):
+            if not (q == current.func.value and "pydeequ" in self.ctx.unit.text):
+                return None  # a class of the same name from somewhere else
+        elif q is None and "pydeequ" not in self.ctx.unit.text:
+            return None
+        return data

@@ -2,7 +2,7 @@ import libcst as cst
 
 from checks.python.action_in_loop import ACTIONS, chain_root
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import CACHES, DATAFRAME, WRITER, WRITES, method_name
+from linter.semantic import CACHES, DATAFRAME, INSTANCE, WRITER, WRITES, method_name
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -15,10 +15,12 @@ class RepeatedActionWithoutCache(PythonRule):
     """
     ## What it does
     Finds a DataFrame variable whose plan contains a shuffle (a join, an
-    aggregation, a `distinct`, a sort) materialised by two or more actions
-    (`count`, `collect`, `show`, `toPandas`, `first`, `take`, a write, also on
-    a DataFrame derived from it, such as `df.limit(10).collect()`) with no
-    `cache()` or `persist()` in between. Only the same variable holding the
+    aggregation, a `distinct`, a sort) or a fitted ML model's `transform`
+    materialised by two or more actions (`count`, `collect`, `show`,
+    `toPandas`, `first`, `take`, a write, also on a DataFrame derived from it,
+    such as `df.limit(10).collect()`, and an ML evaluator's
+    `evaluator.evaluate(df)`, which runs a job over `df`) with no `cache()` or
+    `persist()` in between. Only the same variable holding the
     same DataFrame is considered (not re-assigned between the two actions),
     and only when the first action runs whenever the second does (not in
     different branches of an `if`).
@@ -26,7 +28,8 @@ class RepeatedActionWithoutCache(PythonRule):
     ## Why is this bad?
     DataFrames are lazy: each action recomputes the whole plan from the
     sources, joins and shuffles included. Two actions on an expensive
-    DataFrame pay for it twice.
+    DataFrame pay for it twice; model predictions evaluated for RMSE and then
+    for MAE score every row with the model twice.
 
     ## Example
     ```python
@@ -54,13 +57,18 @@ class RepeatedActionWithoutCache(PythonRule):
     skip_in_tests = True
     name = "repeated-action-without-cache"
     summary = "an expensive DataFrame is recomputed by each of several actions"
-    triggers = (*ACTIONS, "write")
+    triggers = (*ACTIONS, "write", "evaluate")
     doc_setup = 'orders = spark.table("orders")\ncustomers = spark.table("customers")\n'
 
     invalid = (
         Invalid(_SETUP + "enriched = orders.join(customers, 'customer_id')\nprint(enriched.count())\nenriched.show()\n"),
         Invalid(_SETUP + "totals = orders.groupBy('day').agg(F.sum('amount'))\na = totals.collect()\nb = totals.toPandas()\n"),
         Invalid(_SETUP + "t = orders.distinct()\nt.write.mode('overwrite').parquet('/x')\nprint(t.limit(5).collect())\n"),
+        Invalid(_SETUP + "from pyspark.ml.evaluation import RegressionEvaluator\nfrom pyspark.ml.regression import GBTRegressor\n"
+                "train, test = orders.randomSplit([0.8, 0.2])\nmodel = GBTRegressor(labelCol='amount').fit(train)\n"
+                "predictions = model.transform(test)\nevaluator = RegressionEvaluator(labelCol='amount')\n"
+                "rmse = evaluator.evaluate(predictions, {evaluator.metricName: 'rmse'})\n"
+                "mae = evaluator.evaluate(predictions, {evaluator.metricName: 'mae'})\n"),
     )
     valid = (
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id').cache()\nprint(enriched.count())\nenriched.show()\n"),
@@ -68,6 +76,13 @@ class RepeatedActionWithoutCache(PythonRule):
         Valid(_SETUP + "print(orders.count())\norders.show()\n"),
         Valid(_SETUP + "e = orders.join(customers, 'id')\nif flag:\n    e.show()\nelse:\n    e.count()\n"),
         Valid(_SETUP + "e = orders.join(customers, 'id')\ne.count()\ne = e.filter('x > 1')\ne.count()\n"),
+        Valid(_SETUP + "from pyspark.ml.evaluation import RegressionEvaluator\nfrom pyspark.ml.regression import GBTRegressor\n"
+              "model = GBTRegressor(labelCol='amount').fit(orders)\npredictions = model.transform(orders).cache()\n"
+              "evaluator = RegressionEvaluator(labelCol='amount')\n"
+              "rmse = evaluator.evaluate(predictions)\nmae = evaluator.evaluate(predictions, {evaluator.metricName: 'mae'})\n"),
+        Valid(_SETUP + "from pyspark.ml.feature import VectorAssembler\n"
+              "features = VectorAssembler(inputCols=['a'], outputCol='f').transform(orders)\n"
+              "features.count()\nfeatures.show()\n"),
     )
 
     def __init__(self, ctx):
@@ -92,15 +107,22 @@ class RepeatedActionWithoutCache(PythonRule):
             writer = semantic.infer(node.func.value)
             if writer is None or writer.kind != WRITER:
                 return
+            computed = node.func.value
+        elif method == "evaluate":
+            computed = self._evaluated(node)
+            if computed is None:
+                return
         elif method not in ACTIONS or not semantic.is_dataframe(node.func.value):
             return
+        else:
+            computed = node.func.value
         # The action recomputes whatever DataFrame variable its chain starts from.
-        receiver = chain_root(node.func.value)
+        receiver = chain_root(computed)
         value = semantic.lookup(receiver.value) if receiver is not None else None
         if value is None or value.kind != DATAFRAME:
             return
         flags = value.flags or ()
-        if "shuffle" not in flags or "cached" in flags:
+        if not ("shuffle" in flags or "model" in flags) or "cached" in flags:
             return
         blocks = self._blocks()
         first = self.seen.get(id(value))
@@ -111,11 +133,22 @@ class RepeatedActionWithoutCache(PythonRule):
         if not first_blocks <= blocks:
             return
         name = receiver.value
+        what = "joins and shuffles included" if "shuffle" in flags else "the model's scoring of every row included"
         self.ctx.report(
             self,
             node,
-            f"`{method}()` recomputes `{name}` (joins and shuffles included), which "
-            f"`{first_method}()` already computed above",
+            f"`{method}()` recomputes `{name}` ({what}), which `{first_method}()` already computed above",
             help=f"`cache()` (or `persist()`) `{name}` before its first action, and `unpersist()` it after the last",
             start=node.func.attr,
         )
+
+    def _evaluated(self, node: cst.Call):
+        """The DataFrame an ML evaluator's `evaluate(df)` runs a job over, or None."""
+        if not node.args or node.args[0].keyword is not None:
+            return None
+        value = self.ctx.semantic.infer(node.func.value)
+        evaluator = value.detail if value is not None and value.kind == INSTANCE else None
+        if not isinstance(evaluator, str) or not evaluator.startswith("pyspark.ml.evaluation."):
+            return None
+        dataset = node.args[0].value
+        return dataset if self.ctx.semantic.is_dataframe(dataset) else None

@@ -225,6 +225,8 @@ class Inference:
             return Value(DATAFRAME, None, node=node)
         if q in SQL_CONTEXTS:
             return Value(SESSION)
+        if q.startswith("pyspark.ml.evaluation.") and q.endswith("Evaluator"):
+            return Value(INSTANCE, detail=q, node=node)  # its evaluate(df) is an action on df
         if q == GLUE_CONTEXT:
             return Value(GLUE)
         if q == GLUE_DYNAMIC_FRAME + ".fromDF" or (q.startswith("awsglue.transforms.") and q.endswith(".apply")):
@@ -319,7 +321,9 @@ class Inference:
             if method == "transform" and node.args:
                 dataset = self._infer(node.args[0].value)
                 if dataset is not None and dataset.kind == DATAFRAME:
-                    return Value(DATAFRAME, dataset.bound, node=node, flags=dataset.flags, why=dataset.why)
+                    # {"model"}: every action on the result scores every row with the fitted model again
+                    flags = set(dataset.flags or ()) | {"model"}
+                    return Value(DATAFRAME, dataset.bound, node=node, flags=flags, why=dataset.why)
             return None
         if kind in (DYNAMICFRAME, DELTA_TABLE):
             if method == "toDF":

@@ -68,8 +68,9 @@ class Value:
         # a Schema for DataFrames and readers when the file declares one
         self.detail = detail
         self.node = node  # where the value was made (for messages)
-        # DataFrames: {"shuffle"} once a join/aggregate/sort is in its plan, {"cached"}, {"inferred"} when
-        # known from how the code uses it (evidence), not from where it was made
+        # DataFrames: {"shuffle"} once a join/aggregate/sort is in its plan, {"model"} once a fitted ML
+        # model's transform is, {"cached"}, {"inferred"} when known from how the code uses it (evidence),
+        # not from where it was made
         self.flags = flags
         self.why = why  # for an inferred DataFrame: the evidence, as a message can say it
 
