@@ -1644,3 +1644,23 @@ def test_bounded_constant_is_what_inferred_limits_give():
             probe(df.limit(n))
     """)
     assert value.kind == DATAFRAME and value.bound == BOUNDED
+
+
+_FLAGGED = """
+    from pyspark.sql import SparkSession
+    spark = SparkSession.builder.getOrCreate()
+    IS_SAMPLE = False  # if True, use only SAMPLE_ROWS rows
+    df = spark.table("transactions")
+    if IS_SAMPLE:
+        df = df.limit(5000)
+"""
+
+
+@pytest.mark.parametrize("tail, bound", [
+    ("probe(df)", "unbounded"),                          # the limit never runs: every row reaches toPandas
+    ("IS_SAMPLE = True\nprobe(df)", None),               # the flag changes: either may hold
+    ("def f(IS_SAMPLE):\n    d = spark.table('x')\n    if IS_SAMPLE:\n        d = d.limit(3)\n    probe(d)", None),
+], ids=["dead-branch", "flag-reassigned", "parameter-shadows-flag"])
+def test_a_module_flag_assigned_false_once_makes_its_branch_dead(tail, bound):
+    value = probe(textwrap.dedent(_FLAGGED) + tail + "\n")
+    assert value is not None and value.kind == DATAFRAME and value.bound == bound, value

@@ -35,7 +35,9 @@ class CollectOnUnboundedDataFrame(PythonRule):
     `LIMIT`, without `FROM` (`SELECT current_user()`), of aggregates only, or
     that is not a query (`SHOW`, `DESCRIBE`, `SET`). SQL built with an f-string
     is read with its fields as names. When a variable holds a limited frame on
-    one branch only (`if debug: df = df.limit(100)`), the rule stays quiet.
+    one branch only (`if debug: df = df.limit(100)`), the rule stays quiet,
+    unless that branch never runs: `IS_SAMPLE = False` assigned once at the
+    top of the module and `if IS_SAMPLE: df = df.limit(5000)` leave every row.
     `collect()[0]` is left to SPK105 (collect-first-row).
 
     ## Why is this bad?
@@ -79,6 +81,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
     options = {"max-rows": Option(100_000, "A `limit(n)` above this does not count as a bound.")}
 
     invalid = (
+        Invalid(_SETUP + 'IS_SAMPLE = False  # True: train on a sample\ndf = spark.table("orders")\n'
+                'if IS_SAMPLE:\n    df = df.limit(5000)\nrows = df.collect()\n'),
         Invalid(_SETUP + 'events = spark.read.parquet("s3://lake/events")\nrows = events.collect()\n'),
         Invalid(_SETUP + "def active(df: DataFrame):\n    return df.filter(F.col('active')).collect()\n"),
         Invalid(_SETUP + 'for row in spark.table("orders").toLocalIterator():\n    print(row)\n'),
@@ -97,6 +101,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
     )
     valid = (
         Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),
+        Valid(_SETUP + 'IS_SAMPLE = False\ndf = spark.table("orders")\nif IS_SAMPLE:\n    df = df.limit(100)\n'
+              'IS_SAMPLE = True\nrows = df.collect()\n'),
         Valid(_SETUP + 'top = spark.table("orders").agg(F.max("amount")).collect()[0][0]\n'),
         Valid(_SETUP + 'n = spark.table("orders").select(F.count("*").alias("n")).collect()[0].n\n'),
         Valid(_SETUP + 'total = spark.table("orders").groupBy().sum("amount").collect()\n'),

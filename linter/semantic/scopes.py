@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from typing import Optional
 
 import libcst as cst
@@ -62,6 +63,11 @@ class Scopes:
         # `if isinstance(df, DataFrame):` makes `df` a DataFrame inside the block (body id -> (name, value))
         self.narrowed: dict[str, Value] = {}
         self._narrowing: dict[int, tuple] = {}
+        # `IS_SAMPLE = False` ... `if IS_SAMPLE: df = df.limit(n)`: the ids of blocks that never run, and how
+        # deep the walk is inside one (bindings there are not recorded)
+        self._dead_blocks: set[int] = set()
+        self.dead = 0
+        self._flags: Optional[dict[str, bool]] = None
 
     # -- hooks called by the walk ------------------------------------------------
     def hooks(self):
@@ -225,6 +231,11 @@ class Scopes:
 
     def _enter_if(self, node: cst.If) -> None:
         self.scopes[-1].cond += 1
+        constant = self._constant_test(node.test)
+        if constant is not None:
+            dead = node.body if constant is False else node.orelse
+            if dead is not None:
+                self._dead_blocks.add(id(dead.body if isinstance(dead, cst.Else) else dead))
         test = node.test
         while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             test = test.right  # `if pyspark.DataFrame and isinstance(data, pyspark.DataFrame):`
@@ -239,7 +250,49 @@ class Scopes:
                     Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why="`isinstance` says so"),
                 )
 
+    def _constant_test(self, test) -> Optional[bool]:
+        """The value of an `if` test on a module flag (`IS_SAMPLE`, `not DEBUG`) assigned once, to a literal
+        True or False, and not rebound in the current function; None when it may be either."""
+        negate = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negate = test.expression, not negate
+        if not isinstance(test, cst.Name) or self.text is None or test.value not in self.text:
+            return None
+        if self._flags is None:
+            self._flags = self._module_flags()
+        value = self._flags.get(test.value)
+        if value is None:
+            return None
+        scope = self._function_scope()
+        if scope is not None and test.value in scope.names:
+            return None  # a parameter or a local of the same name
+        return value != negate
+
+    def _module_flags(self) -> dict[str, bool]:
+        """Module names assigned exactly once in the file, at the top level, to True or False."""
+        module = self.scopes[0].node
+        flags: dict[str, bool] = {}
+        if module is None:
+            return flags
+        for stmt in module.body:
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                    and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1:
+                target, value = stmt.body[0].targets[0].target, stmt.body[0].value
+                if isinstance(target, cst.Name) and isinstance(value, cst.Name) and value.value in ("True", "False"):
+                    flags[target.value] = value.value == "True"
+        for name in list(flags):
+            # once: no other assignment, augmented assignment, loop/with target or `global` rebinding in the text
+            n = re.escape(name)
+            assigned = re.findall(rf"(?m)^[ \t]*{n}[ \t]*(?::[^=\n]*)?=(?!=)", self.text)
+            if len(assigned) != 1 or re.search(rf"\b{n}[ \t]*(?:[-+*/|&%]=|,[^=\n]*=(?!=))|"
+                                               rf"\b(?:global|nonlocal|for|as)[ \t]+(?:\w+[ \t]*,[ \t]*)*{n}\b",
+                                               self.text):
+                del flags[name]
+        return flags
+
     def _enter_body(self, node: cst.IndentedBlock) -> None:
+        if id(node) in self._dead_blocks:
+            self.dead += 1
         narrowing = self._narrowing.get(id(node))
         if narrowing is not None:
             name, value = narrowing
@@ -248,6 +301,8 @@ class Scopes:
             self.narrowed[name] = value
 
     def _leave_body(self, node: cst.IndentedBlock) -> None:
+        if id(node) in self._dead_blocks:
+            self.dead -= 1
         narrowing = self._narrowing.pop(id(node), None)
         if narrowing is not None:
             name, _, before = narrowing
@@ -350,6 +405,8 @@ class Scopes:
         return None
 
     def bind(self, name: str, value: Optional[Value]) -> None:
+        if self.dead:
+            return  # inside `if FLAG:` with FLAG False for the whole module: never runs
         scope = self.scopes[-1]
         if scope.cond and name in scope.names:
             value = merge(scope.names[name], value)
