@@ -1664,3 +1664,18 @@ _FLAGGED = """
 def test_a_module_flag_assigned_false_once_makes_its_branch_dead(tail, bound):
     value = probe(textwrap.dedent(_FLAGGED) + tail + "\n")
     assert value is not None and value.kind == DATAFRAME and value.bound == bound, value
+
+
+@pytest.mark.parametrize("expr, bound", [
+    ("spark.read.csv('x').selectExpr(\"instr(Description, 'GLASS') >= 1 as is_glass\").groupBy('is_glass').count()", 3),
+    ("spark.table('t').select((F.col('amount') > 100).alias('big')).groupBy(F.col('big')).count()", 3),
+    ("spark.table('t').select((F.col('a').isNull()).alias('missing'), 'b').groupBy('missing', 'b').count()",
+     "unbounded"),
+    ("spark.table('t').selectExpr('amount + 1 as big').groupBy('big').count()", "unbounded"),
+    ("spark.table('t').groupBy('is_glass').count()", "unbounded"),  # a name is no proof of a type
+], ids=["selectExpr-comparison", "select-alias-comparison", "one-key-not-boolean", "arithmetic", "name-only"])
+def test_groups_of_boolean_keys_are_bounded(expr, bound):
+    code = ("from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+            "spark = SparkSession.builder.getOrCreate()\n" f"probe({expr})\n")
+    value = probe(code)
+    assert value is not None and value.kind == DATAFRAME and value.bound == bound, value

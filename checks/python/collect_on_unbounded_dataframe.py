@@ -30,8 +30,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
 
     Rows are unbounded unless something proves them few: `limit(n)` (with `n`
     up to `max-rows`), a global aggregate (`agg(...)`, `groupBy().agg(...)`, a
-    `select` of aggregate functions only), `describe()`, `sample(...)`, rows
-    built on the driver (`createDataFrame`, a small `spark.range`), SQL with a
+    `select` of aggregate functions only), `describe()`, a `sample` of 1% or
+    less (`sample(0.001)`: a few rows by intent; `sample(0.5)` is half the
+    table), rows built on the driver (`createDataFrame`, a small `spark.range`), groups of
+    keys the file shows to be conditions (`selectExpr("x >= 1 as flag")
+    .groupBy("flag")`: three rows at most), SQL with a
     `LIMIT`, without `FROM` (`SELECT current_user()`), of aggregates only, or
     that is not a query (`SHOW`, `DESCRIBE`, `SET`). SQL built with an f-string
     is read with its fields as names. When a variable holds a limited frame on
@@ -111,6 +114,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Valid(_SETUP + 'user = spark.sql("SELECT current_user() AS u").collect()\n'),
         Valid(_SETUP + 'rows = spark.createDataFrame([(1, "a")], ["id", "v"]).collect()\n'),
         Valid(_SETUP + "rows = spark.range(10).collect()\n"),
+        Valid(_SETUP + "rows = (spark.read.csv('/data/retail.csv', header=True)\n"
+              "        .selectExpr(\"instr(Description, 'GLASS') >= 1 as is_glass\").groupBy('is_glass').count().collect())\n"),
         Valid("import gc\ngc.collect()\n"),
         Valid("class Metrics:\n    def collect(self):\n        return []\n\nMetrics().collect()\n"),
         Valid("import pandas as pd\ndf = pd.DataFrame({'a': [1]})\nresult = df.collect()\n"),

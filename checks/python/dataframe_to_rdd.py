@@ -20,7 +20,10 @@ class DataframeToRdd(PythonRule):
     calls are not reported, nor are `mapPartitions` / `foreachPartition`: a
     function per partition is how Python code that needs a resource (a model, a
     connection, a TensorFlow feed) is written on purpose. A DataFrame of a
-    handful of rows (`SHOW TABLES`, a `limit`) is not reported either.
+    handful of rows (`SHOW TABLES`, a `limit`) is not reported either, nor an
+    RDD made for an API of `pyspark.mllib` that takes nothing else
+    (`BinaryClassificationMetrics(preds.rdd.map(...))`, directly or through a
+    name).
 
     ## Why is this bad?
     `df.rdd` leaves Catalyst and Tungsten: every row is deserialized from
@@ -66,6 +69,11 @@ class DataframeToRdd(PythonRule):
         Valid("pairs = thing.rdd.map(f)\n"),
         Valid(_SETUP + "preds = orders.select('features').rdd.mapPartitions(lambda rows: model.predict(rows))\n"),
         Valid(_SETUP + "names = spark.sql('SHOW TABLES').rdd.map(lambda r: r.tableName).collect()\n"),
+        Valid(_SETUP + "from pyspark.mllib.evaluation import BinaryClassificationMetrics\n"
+              "out = orders.select('prediction', 'label').rdd.map(lambda x: (float(x[0]), float(x[1])))\n"
+              "metrics = BinaryClassificationMetrics(out)\n"),
+        Valid(_SETUP + "from pyspark.mllib.evaluation import RegressionMetrics\n"
+              "metrics = RegressionMetrics(orders.select('p', 'y').rdd.map(tuple))\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -78,6 +86,8 @@ class DataframeToRdd(PythonRule):
         value = self.ctx.semantic.infer(attr.value)
         if value is None or value.kind != DATAFRAME or value.bound not in (UNBOUNDED, None):
             return  # a handful of rows (`SHOW TABLES`, a limit): nothing to gain from DataFrame functions
+        if "pyspark.mllib" in self.ctx.unit.text and self._for_mllib(node):
+            return  # `BinaryClassificationMetrics(rdd)`: the RDD API is the only way in
         name = shown(self.ctx, attr.value)
         self.ctx.report(
             self,
@@ -86,3 +96,29 @@ class DataframeToRdd(PythonRule):
             help="express it with DataFrame functions (select, filter, groupBy/agg), or `mapInPandas` for row-wise Python",
             start=attr.attr,
         )
+
+    def _for_mllib(self, node: cst.Call) -> bool:
+        """The RDD is an argument of a `pyspark.mllib` call, itself or through the name it is assigned to."""
+        outer = self.ctx.parent_of(node, skip=(cst.Arg,))
+        if isinstance(outer, cst.Call) and self._mllib(outer):
+            return True
+        if not (isinstance(outer, cst.Assign) and len(outer.targets) == 1
+                and isinstance(outer.targets[0].target, cst.Name)):
+            return False
+        name = outer.targets[0].target.value
+        if "mllib_args" not in self.ctx.memo:
+            self.ctx.memo["mllib_args"] = self._mllib_argument_names()
+        return name in self.ctx.memo["mllib_args"]
+
+    def _mllib(self, call: cst.Call) -> bool:
+        q = self.ctx.semantic.qualified_name(call.func) or ""
+        return q.startswith("pyspark.mllib.")
+
+    def _mllib_argument_names(self) -> set:
+        names, stack = set(), [self.ctx.module]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call) and self._mllib(current):
+                names.update(a.value.value for a in current.args if isinstance(a.value, cst.Name))
+            stack.extend(current.children)
+        return names

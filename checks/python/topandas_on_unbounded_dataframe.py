@@ -59,12 +59,15 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
     options = {"max-rows": Option(1_000_000, "A `limit(n)` above this does not count as a bound.")}
 
     invalid = (
+        Invalid(_SETUP + 'taxi = spark.read.format("delta").load("Tables/nyctaxi")\npdf = taxi.sample(0.5).toPandas()\n'),
         Invalid(_SETUP + 'sales = spark.table("sales")\npdf = sales.toPandas()\n'),
         Invalid(_SETUP + "def to_frame(df: DataFrame):\n    return df.select('a', 'b').toPandas()\n"),
         Invalid(_SETUP + 'pdf = spark.read.csv("/data/big.csv", header=True).toPandas()\n'),
         Invalid(_SETUP + 'pdf = spark.table("sales").limit(50_000_000).toPandas()\n'),
     )
     valid = (
+        Valid(_SETUP + 'taxi = spark.read.format("delta").load("Tables/nyctaxi")\n'
+              'pdf = taxi.sample(True, 0.001, seed=1234).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").limit(10_000).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").groupBy().agg(F.sum("amount")).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").describe().toPandas()\n'),

@@ -454,6 +454,10 @@ class Inference:
             if len(kept) == len(schema):
                 return Schema([*schema, (name, col_type)])
             return Schema([(n, col_type if n == name else t) for n, t in schema])
+        if method == "selectExpr":
+            out = [_sql_select_item(literal_string(a)) if literal_string(a) is not None else (None, None)
+                   for a in args]
+            return Schema(out) if out and all(name is not None for name, _ in out) else None
         if method == "drop" and schema is not None:
             gone = {literal_string(a) for a in args}
             return Schema([(n, t) for n, t in schema if n not in gone])
@@ -480,6 +484,8 @@ class Inference:
         return None, None
 
     def _cast_type(self, node) -> Optional[str]:
+        if self._boolean_column(node):
+            return "bool"
         if isinstance(node, cst.Call) and method_name(node) in ("cast", "astype"):
             cast_args = positional_args(node)
             if cast_args:
@@ -488,6 +494,34 @@ class Inference:
                     text = dotted_name(cast_args[0].func)
                 return normalise_type(text) if text else None
         return None
+
+    def _boolean_column(self, node) -> bool:
+        """A Column expression that is a condition: `F.col("a") > 1`, `(x == 1) & (y < 2)`, `~c`, `c.isNull()`."""
+        if isinstance(node, cst.Comparison):
+            return any(self.is_column(part) for part in (node.left, *(c.comparator for c in node.comparisons)))
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr)):
+            return self._boolean_column(node.left) or self._boolean_column(node.right)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self._boolean_column(node.expression)
+        if isinstance(node, cst.Call) and method_name(node) in _CONDITION_METHODS:
+            return self.is_column(node.func.value)
+        return False
+
+    def _boolean_keys(self, receiver: Value, node: cst.Call) -> bool:
+        """Every grouping key is a column the file shows to be a condition (its type `bool`)."""
+        schema = receiver.detail if isinstance(receiver.detail, Schema) else None
+        if schema is None:
+            return False
+        for arg in node.args:
+            if arg.keyword is not None or arg.star:
+                return False
+            name = literal_string(arg.value)
+            if name is None and isinstance(arg.value, cst.Call) and self.is_function(arg.value.func, {"col", "column"}):
+                col_args = positional_args(arg.value)
+                name = literal_string(col_args[0]) if col_args else None
+            if name is None or schema.type_of(name) != "bool":
+                return False
+        return True
 
     def _dataframe_method_value(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
         bound = receiver.bound
@@ -501,17 +535,20 @@ class Inference:
             return Value(DATAFRAME, bound, node=node)
         if method == "select" and self._all_aggregates(node):
             return Value(DATAFRAME, min(bound, 1) if isinstance(bound, int) else 1, node=node)
+        if method == "sample" and _small_fraction(node):
+            # `sample(True, 0.001)` for a plot: the author chose a few rows in a thousand, a bound by intent
+            return Value(DATAFRAME, BOUNDED, node=node)
         if method in _SAME_ROWS:
             return Value(DATAFRAME, bound, node=receiver.node)
         if method == "agg":
             return Value(DATAFRAME, 1, node=node)
-        if method == "sample":
-            return Value(DATAFRAME, BOUNDED, node=node)  # the author chose how many rows: a bound by intent
         if method in ("describe", "summary"):
             return Value(DATAFRAME, BOUNDED, node=node)
         if method in _GROUPING:
             if not node.args:  # groupBy() with no keys: a global aggregate
                 grouped = 1
+            elif self._boolean_keys(receiver, node):
+                grouped = 3 ** len(node.args)  # true, false, null per key: `groupBy("is_glass").count()`
             elif bound is None or bound == UNBOUNDED:
                 grouped = bound
             else:
@@ -551,3 +588,43 @@ class Inference:
         return True
 
 
+
+
+# Column methods whose result is a condition (a boolean Column).
+_CONDITION_METHODS = frozenset((
+    "isNull", "isNotNull", "isin", "like", "rlike", "ilike", "contains", "startswith", "endswith", "between",
+    "eqNullSafe", "isNaN",
+))
+
+
+def _small_fraction(node: cst.Call) -> bool:
+    """`sample(0.001)`, `sample(True, 0.01, seed)`, `sample(fraction=0.005)`: a literal fraction of 1% or less."""
+    fraction = keyword_arg(node, "fraction")
+    if fraction is None:
+        args = positional_args(node)
+        if args and isinstance(args[0], cst.Name) and args[0].value in ("True", "False"):
+            args = args[1:]  # withReplacement first
+        fraction = args[0] if args else None
+    if not isinstance(fraction, (cst.Float, cst.Integer)):
+        return False
+    try:
+        return 0 < float(fraction.value.replace("_", "")) <= 0.01
+    except ValueError:
+        return False
+
+
+def _sql_select_item(text: str) -> tuple:
+    """(output name, type when it is a condition) of a `selectExpr` item such as `"instr(d, 'GLASS') >= 1 as
+    is_glass"`; (None, None) when it cannot be read."""
+    try:
+        import sqlglot
+        from sqlglot import exp
+
+        item = sqlglot.parse_one(f"SELECT {text}", read="spark").expressions[0]
+    except Exception:  # noqa: BLE001 - not readable: nothing known about it
+        return None, None
+    name = item.alias_or_name or None
+    body = item.this if isinstance(item, exp.Alias) else item
+    conditions = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike, exp.RegexpLike, exp.In,
+                  exp.Is, exp.Between, exp.And, exp.Or, exp.Not, exp.Boolean, exp.NullSafeEQ)
+    return name, ("bool" if isinstance(body, conditions) else None)
