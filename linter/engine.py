@@ -168,7 +168,7 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         rule = rule_cls(ctx)
         for prefix, node_cls, attr in _methods(rule_cls):
             (visit if prefix == "visit_" else leave).setdefault(node_cls, []).append(getattr(rule, attr))
-    collector = EmbeddedSql(semantic) if embedded_wanted else None
+    collector = EmbeddedSql(semantic, ctx.ancestors) if embedded_wanted else None
     if collector is not None:
         visit.setdefault(cst.Call, []).append(collector.visit_Call)
     python_settings = None
@@ -196,7 +196,7 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     if not ctx.pending and not literals:
         return []
     # One code-generation pass places the reported nodes and the SQL literals alike.
-    nodes = [node for node, _, _ in literals]
+    nodes = [node for node, _, _, _ in literals]
     for _, node, _, fix, _, first in ctx.pending:
         nodes.append(node)
         if first is not None:
@@ -231,9 +231,10 @@ class EmbeddedSql:
     field is reported.
     """
 
-    def __init__(self, semantic):
+    def __init__(self, semantic, ancestors=()):
         self.semantic = semantic
-        self.found: list = []  # (literal node, "statement" or "expression", template)
+        self.ancestors = ancestors  # the walk's path, to see what is done with a `spark.sql(...)` result
+        self.found: list = []  # (literal node, "statement" or "expression", template, projected)
 
     def visit_Call(self, node) -> None:
         from linter.semantic import DATAFRAME, SESSION, method_name
@@ -243,7 +244,7 @@ class EmbeddedSql:
         if method == "sql":
             receiver = semantic.infer(node.func.value)
             if receiver is not None and receiver.kind == SESSION and node.args:
-                self._add(node.args[0].value, "statement")
+                self._add(node.args[0].value, "statement", self._projected(node))
         elif semantic.is_function(node.func, {"expr"}) and node.args:
             self._add(node.args[0].value, "expression")
         elif method in ("selectExpr", "filter", "where"):
@@ -253,7 +254,33 @@ class EmbeddedSql:
             for arg in (node.args if method == "selectExpr" else node.args[:1]):
                 self._add(arg.value, "expression")
 
-    def _add(self, value, mode: str) -> None:
+    def _projected(self, call) -> bool:
+        """The DataFrame `spark.sql(...)` makes is narrowed by a `select` straight away: `spark.sql(q).select(cols)`,
+        or `df = spark.sql(q)` with `df = df.select(cols)` (or `x = df.select(...)`) as the next statement."""
+        import libcst as cst
+
+        path = self.ancestors
+        if len(path) < 2 or path[-1] is not call:
+            return False
+        parent = path[-2]
+        if isinstance(parent, cst.Attribute) and parent.attr.value == "select" and len(path) >= 3 \
+                and isinstance(path[-3], cst.Call) and path[-3].func is parent:
+            return True
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)) or len(path) < 4:
+            return False
+        name, line, block = parent.targets[0].target.value, path[-3], path[-4]
+        body = list(getattr(block, "body", ()))
+        following = body[body.index(line) + 1] if line in body and body.index(line) + 1 < len(body) else None
+        if not isinstance(following, cst.SimpleStatementLine) or len(following.body) != 1:
+            return False
+        statement = following.body[0]
+        value = statement.value if isinstance(statement, (cst.Assign, cst.Expr)) else None
+        return (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "select" and isinstance(value.func.value, cst.Name)
+                and value.func.value.value == name)
+
+    def _add(self, value, mode: str, projected: bool = False) -> None:
         import libcst as cst
 
         from linter.semantic import STRING
@@ -267,7 +294,7 @@ class EmbeddedSql:
             bound = self.semantic.lookup(value.value)
             value = bound.node if bound is not None and bound.kind == STRING else None
         if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-            self.found.append((value, mode, template))
+            self.found.append((value, mode, template, projected))
 
     def diagnostics(self, unit: Unit, spans: dict, settings, codes) -> list[Diagnostic]:
         """Findings of the SQL found, placed in the Python text (``spans``: offsets of the literals)."""
@@ -275,7 +302,7 @@ class EmbeddedSql:
 
         out = []
         seen = set()
-        for node, mode, template in self.found:
+        for node, mode, template, projected in self.found:
             if node not in spans or id(node) in seen:
                 continue
             seen.add(id(node))
@@ -285,7 +312,8 @@ class EmbeddedSql:
             if mode == "expression":
                 embedded = embedded.wrapped("SELECT ")
             sql_unit = Unit(SQL, embedded.text, unit.document)
-            for d in run_sql(sql_unit, settings, codes, expression=mode == "expression", embedded=True):
+            for d in run_sql(sql_unit, settings, codes, expression=mode == "expression", embedded=True,
+                             projected=projected):
                 if d.code == PARSE_ERROR and embedded.placeholders:
                     continue  # a template field may be what does not parse
                 span = embedded.source_span(d.start, d.end)
@@ -311,9 +339,11 @@ def _embedded_fix(fix, embedded):
     return Fix(fix.message, tuple(edits), fix.applicability)
 
 
-def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False, embedded: bool = False) -> list[Diagnostic]:
+def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False, embedded: bool = False,
+            projected: bool = False) -> list[Diagnostic]:
     """``expression``: the text is ``SELECT <an expression from F.expr, selectExpr, filter>``;
-    ``embedded``: the text is a string literal of Python code (``spark.sql("...")``)."""
+    ``embedded``: the text is a string literal of Python code (``spark.sql("...")``);
+    ``projected``: the Python code narrows the result with a ``select`` right away."""
     from linter.sources.sql import is_templated, parse_statements, untemplate
 
     fields: list = []
@@ -333,6 +363,7 @@ def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False, em
     ctx = SqlContext(unit, settings)
     ctx.expression = expression
     ctx.embedded = embedded
+    ctx.projected = projected
     dispatch: dict[str, list] = {}
     for rule_cls in rules:
         rule = rule_cls(ctx)
@@ -375,6 +406,7 @@ class SqlContext:
         self.statement = None
         self.expression = False  # the outermost SELECT is sparkcheck's wrapper around an expression
         self.embedded = False  # SQL in a Python string literal
+        self.projected = False  # ...whose DataFrame the Python code narrows with a `select` straight away
         self.diagnostics: list[Diagnostic] = []
 
     def report(self, rule, node, message: str, fix: Optional[Fix] = None, help: Optional[str] = None):

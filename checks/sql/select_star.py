@@ -20,7 +20,11 @@ class SelectStar(SqlRule):
     over a subquery or a CTE defined in the same statement, or over a temporary
     view the same file registers (`df.createOrReplaceTempView("v")`, `CREATE
     TEMP VIEW v`, an f-string name matching the query's templated one), whose
-    columns were already chosen where it is defined.
+    columns were already chosen where it is defined. Nor a `spark.sql(...)`
+    query whose DataFrame the code narrows straight away
+    (`spark.sql("SELECT * FROM t").select(cols)`, or `df = spark.sql(...)`
+    followed by `df = df.select(cols)`): the optimizer prunes the star to
+    those columns before the scan.
 
     ## Why is this bad?
     A star reads every column of the table. With Parquet, ORC or Delta the scan
@@ -65,6 +69,9 @@ class SelectStar(SqlRule):
         Invalid(
             "WITH c AS (SELECT * FROM t) SELECT * FROM c;\n", path="q.sql"
         ),
+        Invalid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+                "df = spark.sql('SELECT * FROM sales.orders')\nprint(df.count())\ndf = df.select('id')\n",
+                path="job.py"),
     )
     valid = (
         Valid("CREATE TABLE sales.orders_copy AS SELECT * FROM sales.orders;\n", path="q.sql"),
@@ -84,6 +91,11 @@ class SelectStar(SqlRule):
               "    return spark.sql(f'SELECT * FROM {name}_temp')\n", path="job.py"),
         Valid("CREATE OR REPLACE TEMP VIEW recent AS SELECT id, amount FROM orders;\nSELECT * FROM recent;\n",
               path="q.sql"),
+        Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "def reread(table, columns):\n    df = spark.sql(f'select * from {table}_temp')\n"
+              "    df = df.select(columns)\n    return df\n", path="job.py"),
+        Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "amounts = spark.sql('SELECT * FROM sales.orders').select('id', 'amount')\n", path="job.py"),
     )
 
     def visit_Star(self, node) -> None:
@@ -106,6 +118,8 @@ class SelectStar(SqlRule):
         into = statement.parent
         if isinstance(into, exp.Create):
             return  # `CREATE TABLE t AS SELECT *` copies every column on purpose; a view's readers prune
+        if into is None and self.ctx.projected:
+            return  # `spark.sql("SELECT * FROM t").select(cols)`: the optimizer prunes the star to `cols`
         if not isinstance(into, exp.Insert) and self.ctx.unit.document.is_notebook:
             return  # a notebook's `SELECT *` (a %sql cell, `display(spark.sql(...))`) is how one looks at a table
         self.ctx.report(
