@@ -1679,3 +1679,25 @@ def test_groups_of_boolean_keys_are_bounded(expr, bound):
             "spark = SparkSession.builder.getOrCreate()\n" f"probe({expr})\n")
     value = probe(code)
     assert value is not None and value.kind == DATAFRAME and value.bound == bound, value
+
+
+_CALLERS = ("from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+            "spark = SparkSession.builder.getOrCreate()\n")
+
+
+@pytest.mark.parametrize("code, bound", [
+    ("imp = spark.table('t').limit(10)\ndef plot(df):\n    probe(df)\n    df.toPandas()\nplot(imp)\n", 10),
+    ("out = Explainer().transform(spark.table('t'))\ndef plot(df):\n    probe(df)\n    df.toPandas()\nplot(out)\n",
+     None),
+    ("imp = spark.table('t')\ndef plot(df):\n    probe(df)\n    df.toPandas()\nplot(imp)\n", "unbounded"),
+    ("def plot(df):\n    probe(df)\n    df.toPandas()\n", "unbounded"),
+    ("def plot(df):\n    probe(df)\n    df.toPandas()\nplot(load())\n", "unbounded"),
+    ("imp = spark.table('t').limit(10)\ndef plot(df):\n    probe(df)\n    df.toPandas()\nplot(imp)\n"
+     "plot(spark.table('u'))\n", "unbounded"),
+    ("def plot(x, df=None):\n    probe(df)\n    df.toPandas()\nplot(1, df=spark.table('u').limit(3))\n", 3),
+    ("df = spark.table('big')\ndef plot(df):\n    probe(df)\n    df.toPandas()\nplot(df)\n", "unbounded"),
+], ids=["small-caller", "caller-passes-an-unknown-size", "big-caller", "no-caller", "caller-passes-unknown-value",
+        "one-big-caller", "keyword", "caller-name-shadowed-by-parameter"])
+def test_a_parameter_taken_for_a_dataframe_has_the_rows_its_callers_pass(code, bound):
+    value = probe(_CALLERS + code)
+    assert value is not None and value.kind == DATAFRAME and value.bound == bound, value

@@ -41,6 +41,10 @@ class CollectOnUnboundedDataFrame(PythonRule):
     one branch only (`if debug: df = df.limit(100)`), the rule stays quiet,
     unless that branch never runs: `IS_SAMPLE = False` assigned once at the
     top of the module and `if IS_SAMPLE: df = df.limit(5000)` leave every row.
+    A parameter taken for a DataFrame has the rows its callers in the file
+    pass: quiet when every call passes a small frame (a notebook's plotting
+    helper given a 20-row table), reported when one passes a whole table or
+    when nothing in the file calls it.
     `collect()[0]` is left to SPK105 (collect-first-row).
 
     ## Why is this bad?

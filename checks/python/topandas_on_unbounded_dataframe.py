@@ -66,6 +66,9 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
         Invalid(_SETUP + 'pdf = spark.table("sales").limit(50_000_000).toPandas()\n'),
     )
     valid = (
+        Valid(_SETUP + 'importance = spark.table("model_runs").limit(20)\n'
+              'def plot_importance(df):\n    pdf = df.select("feature", "gain").toPandas()\n    return pdf\n'
+              'plot_importance(importance)\n'),
         Valid(_SETUP + 'taxi = spark.read.format("delta").load("Tables/nyctaxi")\n'
               'pdf = taxi.sample(True, 0.001, seed=1234).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").limit(10_000).toPandas()\n'),

@@ -13,6 +13,7 @@ from linter.semantic.api import (
 )
 from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, sql_bound, template_text
 from linter.semantic.evidence import is_foreign
+from linter.sources.python import child_nodes
 from linter.semantic.values import (
     DELTA_TABLE, DYNAMICFRAME, FOREIGN, GLUE, GLUE_READER, MODEL, BUILDER, CLASS, COLUMN, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, GROUPED, IMPORT, INSTANCE, NA,
     PANDAS, RDD, READER, ROWS, SESSION, STRING, UDF, WINDOW, WRITER, Schema, Value, _normalise, dotted_name,
@@ -55,6 +56,8 @@ class Inference:
                 scope = self.binding_scope(name)
                 if scope is not None:
                     value = self.evidence_value(name, scope.node)
+                    if value is not None and value.bound == UNBOUNDED and isinstance(scope.node, cst.FunctionDef):
+                        value = self._with_callers_bound(value, scope.node, name)
             return value
         if isinstance(node, cst.Call):
             return self._call(node)
@@ -494,6 +497,74 @@ class Inference:
                     text = dotted_name(cast_args[0].func)
                 return normalise_type(text) if text else None
         return None
+
+    def _with_callers_bound(self, value: Value, function: cst.FunctionDef, name: str) -> Value:
+        """A parameter taken for a DataFrame from its use: the rows its callers in this file pass.
+
+        Unbounded unless every call of the function in the file passes a DataFrame known to be small, or
+        known to be a DataFrame whose rows nobody can tell (a transformer's output): then the callers show
+        it is not the whole table (a notebook's plotting helper given a 10-row feature table).
+        """
+        cache = self.__dict__.setdefault("_callers_bounds", {})
+        key = (id(function), name)
+        if key not in cache:
+            cache[key] = UNBOUNDED  # in progress: a recursive call proves nothing
+            cache[key] = self._callers_bound(function, name)
+        bound = cache[key]
+        if bound == UNBOUNDED:
+            return value
+        return Value(value.kind, bound, value.detail, value.node, value.flags, value.why)
+
+    def _callers_bound(self, function: cst.FunctionDef, name: str):
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if name not in positional and name not in [p.name.value for p in params.kwonly_params]:
+            return UNBOUNDED
+        index = positional.index(name) if name in positional else None
+        if index is not None and positional[:1] in (["self"], ["cls"]):
+            index -= 1  # called as `self.method(df)`: not a plain name call, and not read here
+        calls = self._calls_by_name().get(function.name.value, ())
+        if not calls:
+            return UNBOUNDED
+        arguments = []
+        for call in calls:
+            argument = None
+            for i, arg in enumerate(a for a in call.args if a.keyword is None and not a.star):
+                if i == index:
+                    argument = arg.value
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == name:
+                    argument = arg.value
+            if argument is None:
+                return UNBOUNDED
+            arguments.append(argument)
+        saved = self.scopes
+        self.scopes = saved[:1]  # the callers' names as the module binds them, not the function's own
+        try:
+            values = [self._infer(argument) for argument in arguments]
+        finally:
+            self.scopes = saved
+        bounds = [v.bound if v is not None and v.kind == DATAFRAME else UNBOUNDED for v in values]
+        if any(b == UNBOUNDED for b in bounds):
+            return UNBOUNDED
+        if any(b is None for b in bounds):
+            return None
+        ints = [b for b in bounds if isinstance(b, int)]
+        return max(ints) if len(ints) == len(bounds) else BOUNDED
+
+    def _calls_by_name(self) -> dict:
+        """Every call of a plain name in the module (`plot(df)`), by the name: found once, when first asked."""
+        calls = self.__dict__.get("_name_calls")
+        if calls is None:
+            calls = self.__dict__["_name_calls"] = {}
+            module = self.scopes[0].node
+            stack = [module] if module is not None else []
+            while stack:
+                node = stack.pop()
+                if node.__class__ is cst.Call and node.func.__class__ is cst.Name:
+                    calls.setdefault(node.func.value, []).append(node)
+                stack.extend(child_nodes(node))
+        return calls
 
     def _boolean_column(self, node) -> bool:
         """A Column expression that is a condition: `F.col("a") > 1`, `(x == 1) & (y < 2)`, `~c`, `c.isNull()`."""
