@@ -1701,3 +1701,15 @@ _CALLERS = ("from pyspark.sql import SparkSession\nfrom pyspark.sql import funct
 def test_a_parameter_taken_for_a_dataframe_has_the_rows_its_callers_pass(code, bound):
     value = probe(_CALLERS + code)
     assert value is not None and value.kind == DATAFRAME and value.bound == bound, value
+
+
+@pytest.mark.parametrize("call, kind", [
+    ("df.filter('active = true').count()", DATAFRAME),
+    ("df.where(\"amount > 0 AND day IS NOT NULL\").count()", DATAFRAME),
+    ("df.filter('is_active').count()", None),             # a column name: polars and others take it too
+    ("df.filter(lambda r: r > 0).count()", None),         # an RDD's filter
+    ("df.filter(like='amount').count()", None),           # pandas
+], ids=["sql-equality", "sql-and", "bare-name", "function", "pandas-keyword"])
+def test_a_sql_condition_given_to_filter_is_evidence(call, kind):
+    value = probe(f"from pyspark.sql import functions as F\ndef f(df):\n    probe(df)\n    {call}\n")
+    assert (value.kind if value is not None else None) == kind, value

@@ -8,7 +8,9 @@ sparkcheck:
   ``toPandas``, ``createOrReplaceTempView``, ``.write``, ``.rdd``, ``.na`` ...:
   ``DATAFRAME_ONLY``, chosen from pyspark's API without the names pandas,
   polars, dask, ibis or an ORM share), or a Column of ``pyspark.sql.functions``
-  given to ``filter``/``where``/``select``/``join``/``agg``/... (``COLUMN_TAKING``);
+  given to ``filter``/``where``/``select``/``join``/``agg``/... (``COLUMN_TAKING``),
+  or a SQL condition string given to ``filter``/``where`` (``"active = true"``;
+  a bare name such as ``"is_active"`` is no evidence: polars takes those too);
 - **against**, and it wins: a method or attribute only those other libraries
   have (``FOREIGN_ONLY``: ``iterrows``, ``loc``, ``with_columns``, ``lazy``,
   ``compute``, ``objects`` ...), a pandas-only keyword (``inplace=``, ``axis=``),
@@ -32,7 +34,7 @@ import libcst as cst
 from linter.semantic.api import _SAME_ROWS
 from linter.semantic.bounds import UNBOUNDED
 from linter.sources.python import child_nodes
-from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, Value, dotted_name
+from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, Value, dotted_name, literal_string
 
 # Methods and attributes only a Spark DataFrame has, among the frame libraries a
 # Python job may use: none of pandas, polars, dask, ibis, SQLAlchemy or Django
@@ -244,6 +246,8 @@ class Evidence:
             out[key] = False
         elif member in COLUMN_TAKING and key not in out and self._takes_spark_column(node):
             out[key] = _inferred(f"`{key}.{member}(...)` is given a pyspark Column")
+        elif member in ("filter", "where") and key not in out and _sql_condition(node):
+            out[key] = _inferred(f"`{key}.{member}(...)` is given a SQL condition")
 
     def _takes_spark_column(self, node: cst.Call) -> bool:
         for arg in node.args:
@@ -260,11 +264,31 @@ class Evidence:
 
     def receiver_evidence(self, method: str, node: cst.Call) -> Optional[Value]:
         """A DataFrame Value for an unknown receiver expression of ``node`` (``load().withColumn(...)``)."""
-        if method in DATAFRAME_ONLY or (method in COLUMN_TAKING and self._takes_spark_column(node)):
+        if method in DATAFRAME_ONLY or (method in COLUMN_TAKING and self._takes_spark_column(node)) \
+                or (method in ("filter", "where") and _sql_condition(node)):
             if any(a.keyword is not None and a.keyword.value in FOREIGN_KEYWORDS for a in node.args):
                 return None
             return _inferred(f"`{method}` is called on it")
         return None
+
+
+# A SQL condition as `filter`/`where` take it (`"active = true"`, `"amount > 0 AND day IS NOT NULL"`): an RDD's
+# filter takes a function, pandas' takes `items`/`like`/`regex`, polars' takes expressions or a column name.
+_SQL_CONDITION = re.compile(
+    r"[<>!]=?|(?<![=<>!])=(?!=)|\b(?:is\s+(?:not\s+)?null|in\s*\(|between|like|rlike|and|or|not)\b",
+    re.IGNORECASE,
+)
+
+
+def _sql_condition(node: cst.Call) -> bool:
+    """The call's only argument is a string literal holding a SQL condition, not a bare name."""
+    if len(node.args) != 1 or node.args[0].keyword is not None:
+        return False
+    value = node.args[0].value
+    if not isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+        return False
+    text = literal_string(value)
+    return text is not None and _SQL_CONDITION.search(text) is not None
 
 
 def _chain_root(node) -> Optional[str]:
