@@ -1,0 +1,72 @@
+"""JDBC reads as SPK414 (jdbc-read-without-partitioning) and SPK429 (jdbc-read-without-fetchsize) see them."""
+
+from typing import NamedTuple, Optional
+
+import libcst as cst
+
+from checks.python._literals_and_reads import reader_chain, reader_options
+from linter.semantic import READER, UNBOUNDED, literal_string, method_name, sql_bound
+
+_UNKNOWN = "\0unknown"
+_FEW_ROWS = 100_000
+# spark.read.jdbc(url, table, column, lowerBound, upperBound, numPartitions, predicates, properties)
+_JDBC_PARAMS = ("url", "table", "column", "lowerBound", "upperBound", "numPartitions", "predicates", "properties")
+
+
+class JdbcRead(NamedTuple):
+    partitioned: bool  # a partition column (with its bounds) or predicates
+    fetch: bool  # `fetchsize` set
+    query: bool  # the `query` option, which cannot be partitioned
+
+
+def jdbc_read(semantic, node: cst.Call) -> Optional[JdbcRead]:
+    """What a `spark.read.jdbc(...)` or `format("jdbc")...load()` call sets; None when it is no JDBC read, when
+    options come from a variable (anything may be in them), or when its table is a query proven small."""
+    method = method_name(node)
+    if method not in ("jdbc", "load"):
+        return None
+    receiver = semantic.infer(node.func.value)
+    if receiver is None or receiver.kind != READER:
+        return None
+    options, fmt = reader_options(reader_chain(node))
+    if method == "jdbc":
+        return _jdbc_call(node, options)
+    if (fmt or "").lower() != "jdbc" or _UNKNOWN in options:
+        return None
+    if _small(options.get("dbtable", options.get("query"))):
+        return None
+    return JdbcRead("partitioncolumn" in options, "fetchsize" in options, "query" in options and "dbtable" not in options)
+
+
+def _jdbc_call(node: cst.Call, options: dict) -> Optional[JdbcRead]:
+    given = {}
+    for i, a in enumerate(node.args):
+        if a.star:
+            return None  # `jdbc(*args)` / `jdbc(**kw)`: not known here
+        name = a.keyword.value if a.keyword is not None else (_JDBC_PARAMS[i] if i < len(_JDBC_PARAMS) else None)
+        if name is not None:
+            given[name] = a.value
+    if _UNKNOWN in options or _small(given.get("table")):
+        return None
+    partitioned = "column" in given or "predicates" in given or "partitioncolumn" in options
+    properties = given.get("properties")
+    fetch = "fetchsize" in options
+    if isinstance(properties, cst.Dict):
+        keys = [literal_string(e.key) for e in properties.elements if isinstance(e, cst.DictElement)]
+        if any(k is None for k in keys) or len(keys) != len(properties.elements):
+            return None
+        fetch = fetch or any(k.lower() == "fetchsize" for k in keys)
+    elif properties is not None:
+        return None  # properties from a variable may set fetchsize
+    return JdbcRead(partitioned, fetch, False)
+
+
+def _small(table) -> bool:
+    text = literal_string(table) if table is not None else None
+    if text is None or "select" not in text.lower():
+        return False
+    inner = text.strip()
+    if inner.startswith("("):
+        inner = inner[1:inner.rfind(")")]
+    bound = sql_bound(inner)
+    return bound != UNBOUNDED and (not isinstance(bound, int) or bound <= _FEW_ROWS)
