@@ -6,6 +6,14 @@ from linter.semantic import READER, keyword_arg, literal_string, method_name, po
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
 
 
+def _falsy(node) -> bool:
+    """`False`, `"false"`: an explicit no."""
+    if isinstance(node, cst.Name):
+        return node.value == "False"
+    text = literal_string(node) if node is not None else None
+    return text is not None and text.strip().lower() == "false"
+
+
 def _truthy(node) -> bool:
     if isinstance(node, cst.Name):
         return node.value == "True"
@@ -19,7 +27,8 @@ class SchemaInference(PythonRule):
     Finds reads that leave the schema to the data: CSV with `inferSchema` (as
     an option or an argument), `read.json(...)` / `format("json").load(...)`
     without `.schema(...)`, and CSV without a schema at all (every column a
-    string).
+    string), unless `inferSchema` is set to false explicitly: strings are then
+    the author's stated choice (a raw landing copy, a text-only staging table).
 
     ## Why is this bad?
     Inference reads the input once more just to guess the types (all of it
@@ -70,6 +79,8 @@ class SchemaInference(PythonRule):
         Valid("import json\ndata = json.loads('{}')\n"),
         Valid(_SETUP + "trips = spark.read.load('Tables/green_trips', inferSchema=True, header=True)\n"),
         Valid(_SETUP + "trips = spark.read.format('delta').option('inferSchema', True).load('/lake/trips')\n"),
+        Valid(_SETUP + "raw = spark.read.option('header', True).option('inferSchema', 'false').csv('s3://landing/orders/')\n"),
+        Valid(_SETUP + "raw = spark.read.csv('s3://landing/orders/', header=True, inferSchema=False)\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -86,14 +97,17 @@ class SchemaInference(PythonRule):
             inner = inner.func.value
         has_schema = any(method_name(c) == "schema" for c in chain) or keyword_arg(node, "schema") is not None
         infer = _truthy(keyword_arg(node, "inferSchema"))
+        strings = _falsy(keyword_arg(node, "inferSchema"))  # `inferSchema=False`: strings, said out loud
         fmt = method
         format_given = method != "load" or keyword_arg(node, "format") is not None
         for c in chain:
             m, args = method_name(c), positional_args(c)
-            if m == "option" and len(args) == 2 and literal_string(args[0]) == "inferSchema" and _truthy(args[1]):
-                infer = True
-            if m == "options" and _truthy(keyword_arg(c, "inferSchema")):
-                infer = True
+            if m == "option" and len(args) == 2 and literal_string(args[0]) == "inferSchema":
+                infer = infer or _truthy(args[1])
+                strings = strings or _falsy(args[1])
+            if m == "options":
+                infer = infer or _truthy(keyword_arg(c, "inferSchema"))
+                strings = strings or _falsy(keyword_arg(c, "inferSchema"))
             if m == "format" and args:
                 format_given = True
                 if literal_string(args[0]):
@@ -105,7 +119,7 @@ class SchemaInference(PythonRule):
             self._report(node, "`inferSchema` reads the data an extra time to guess column types, and the guess drifts with the data")
         elif fmt == "json":
             self._report(node, "reading JSON without a schema makes Spark scan the input to infer one, and the types drift with the data")
-        elif fmt == "csv":
+        elif fmt == "csv" and not strings:
             self._report(node, "reading CSV without a schema makes every column a string: numbers and dates are cast implicitly downstream")
 
     def _report(self, node, message: str) -> None:
