@@ -13,6 +13,10 @@ _SETUP = (
 _FEW_ROWS = 100_000  # a proven bound up to this (SPK101's default max-rows) fits one task
 
 
+# Actions that read only the first rows: after `coalesce(1)` (no shuffle) the single task stops when it has them.
+_FEW_ROWS_READ = frozenset(("show", "take", "first", "head", "limit", "isEmpty"))
+
+
 class RepartitionToOne(PythonRule):
     """
     ## What it does
@@ -20,7 +24,9 @@ class RepartitionToOne(PythonRule):
     `repartition(1, "col")` (hashing by a column into one partition is still
     one partition), and says when the result is written out. The DataFrame may be known from its use (a parameter
     whose `coalesce(1).write` is called); one proven to hold at most 100,000
-    rows (`limit(50)`, an aggregate) is not reported.
+    rows (`limit(50)`, an aggregate) is not reported, nor `coalesce(1)` read
+    only for its first rows (`coalesce(1).show()`, `.take(5)`, `.limit(10)`):
+    the single task stops once it has them.
 
     ## Why is this bad?
     One partition is one task on one core: the whole dataset passes through a
@@ -68,6 +74,7 @@ class RepartitionToOne(PythonRule):
         Valid(_SETUP + "sample = orders.limit(50).coalesce(1)\nsample.write.csv('s3://exports/sample')\n"),
         Valid(_SETUP + "orders.repartition(200, 'customer_id').write.parquet('s3://x')\n"),
         Valid(_SETUP + "small = orders.coalesce(8)\n"),
+        Valid(_SETUP + "first = orders.coalesce(1).take(5)\n"),
         Valid(_SETUP + "by_day = orders.repartition(10, 'day')\n"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nx = frame.coalesce(1)\n"),
     )
@@ -83,6 +90,8 @@ class RepartitionToOne(PythonRule):
         if value is None or value.kind != DATAFRAME or (isinstance(value.bound, int) and value.bound <= _FEW_ROWS):
             return  # `limit(50).coalesce(1)`: fifty rows fit one task
         parent = self.ctx.parent_of(node)
+        if method == "coalesce" and isinstance(parent, cst.Attribute) and parent.attr.value in _FEW_ROWS_READ:
+            return  # `coalesce(1).show()`: one task reads until it has the few rows shown, then stops
         written = isinstance(parent, cst.Attribute) and parent.attr.value in ("write", "writeTo")
         where = " before a write" if written else ""
         extra = " and, without a shuffle, the stages before it too" if method == "coalesce" else ""
