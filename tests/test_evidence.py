@@ -1713,3 +1713,19 @@ def test_a_parameter_taken_for_a_dataframe_has_the_rows_its_callers_pass(code, b
 def test_a_sql_condition_given_to_filter_is_evidence(call, kind):
     value = probe(f"from pyspark.sql import functions as F\ndef f(df):\n    probe(df)\n    {call}\n")
     assert (value.kind if value is not None else None) == kind, value
+
+
+@pytest.mark.parametrize("code, kind", [
+    ("from pyspark.sql import functions as F\nrows = orders.collect()\nprobe(orders)\n", DATAFRAME),
+    ("from pyspark.sql import functions as F\nrows = orders.join(items, 'id').count()\nprobe(orders)\n", DATAFRAME),
+    ("from pyspark.sql import functions as F\nvalues = stats.collect(5)\nprobe(stats)\n", None),
+    ("import pandas as pd\nfrom pyspark.sql import functions as F\nrows = orders.count()\nprobe(orders)\n", None),
+    ("from helpers import *\nfrom pyspark.sql import functions as F\nrows = orders.collect()\nprobe(orders)\n", None),
+    ("from pyspark.sql import functions as F\nx = str.join(',', ['a'])\nprobe(str)\n", None),
+    ("from pyspark.sql import functions as F\ndef f():\n    probe(orders)\n    return orders.collect()\norders = load()\n",
+     None),
+], ids=["free-name-collect", "free-name-join", "collect-with-an-argument", "pandas-imported", "star-import",
+        "builtin", "bound-later-in-the-file"])
+def test_a_name_the_file_never_binds_is_judged_by_its_members(code, kind):
+    value = probe(code)
+    assert (value.kind if value is not None else None) == kind, value

@@ -11,9 +11,14 @@ sparkcheck:
   given to ``filter``/``where``/``select``/``join``/``agg``/... (``COLUMN_TAKING``),
   or a SQL condition string given to ``filter``/``where`` (``"active = true"``;
   a bare name such as ``"is_active"`` is no evidence: polars takes those too);
+- **a name nothing in the file binds** (a snippet, a name a Databricks ``%run``
+  notebook defines), in a file importing no other frame library: also the
+  members other objects share (``collect``, ``count``, ``join``, ``cache`` ...:
+  ``_FREE_NAME_MEMBERS``). In real modules such names hardly exist;
 - **against**, and it wins: a method or attribute only those other libraries
   have (``FOREIGN_ONLY``: ``iterrows``, ``loc``, ``with_columns``, ``lazy``,
   ``compute``, ``objects`` ...), a pandas-only keyword (``inplace=``, ``axis=``),
+  ``collect``/``count`` called with an argument (a Spark DataFrame's take none),
   or an assignment from one of their modules (``pd.read_csv``, ``pl.scan_csv``,
   ``dd.read_parquet`` ...).  ``LazyFrame.collect()`` is the classic false alarm.
 
@@ -26,6 +31,7 @@ scan of a scope answers every later question about it.
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import Optional
 
@@ -84,10 +90,26 @@ _MEMBER = None  # compiled on first use: the names of every watched member, one 
 def _member_pattern():
     global _MEMBER
     if _MEMBER is None:
-        names = "|".join(sorted(_WATCHED | FOREIGN_ONLY, key=len, reverse=True))
+        names = "|".join(sorted(_WATCHED | FOREIGN_ONLY | _FREE_NAME_MEMBERS, key=len, reverse=True))
         _MEMBER = re.compile(rf"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*(?:{names})\b")
     return _MEMBER
 _WATCHED = DATAFRAME_ONLY | COLUMN_TAKING | _SAME_ROWS
+# A name nothing in the file binds (a snippet, a name a Databricks `%run` notebook defines) is taken for a
+# DataFrame on these members too, which other objects share, when the file imports no other frame library.
+_FREE_NAME_MEMBERS = frozenset(
+    "collect count show take first head tail limit join cache persist explain toLocalIterator foreach isEmpty "
+    "distinct filter where select drop sort orderBy repartition coalesce union agg".split()
+)
+# Members a Spark DataFrame (or RDD) has only without arguments: called with some, the object is something else.
+_NO_ARGUMENTS = frozenset(("collect", "count", "isEmpty", "cache"))
+# Names a notebook or Python itself provides: never a DataFrame of the user's.
+_PROVIDED = frozenset(dir(builtins)) | frozenset(
+    "spark sc sqlContext dbutils display displayHTML mssparkutils notebookutils glueContext get_ipython".split()
+)
+_FRAME_LIBRARY_IMPORT = re.compile(
+    r"(?m)^[ \t]*(?:import|from)[ \t]+(?:pandas|polars|dask|modin|vaex|cudf|ibis|duckdb|databricks\.koalas|koalas"
+    r"|pyspark\.pandas)\b"
+)
 
 
 def is_foreign(qualified: Optional[str]) -> bool:
@@ -131,6 +153,7 @@ class Evidence:
         self._scanned: dict = {}  # id(scope node) -> {key: Value or False}
         self._watched: Optional[set] = None  # keys the file's text uses with a watched member
         self._batch_functions: Optional[set] = None
+        self._file_names: Optional[frozenset] = None  # every name the file binds; None until asked
 
     def batch_function(self, name: str) -> bool:
         """Whether ``name`` is given to ``writeStream.foreachBatch``: its first parameter is a DataFrame."""
@@ -227,6 +250,55 @@ class Evidence:
             out[key] = False
         elif member in DATAFRAME_ONLY and key not in out:
             out[key] = _inferred(f"`{key}.{member}` is used on it")
+        elif member in _FREE_NAME_MEMBERS and key not in out and self._free(key):
+            out[key] = _inferred(f"nothing in this file binds `{key}` (a snippet, or a name another notebook "
+                                 f"defines) and `{key}.{member}` is used on it")
+
+    def _free(self, key: str) -> bool:
+        """A name the file never binds (no assignment, import, parameter, definition or loop target), in a file
+        importing no other frame library and no star import but pyspark's."""
+        if "." in key or key in _PROVIDED:
+            return False
+        if self._file_names is None:
+            self._file_names = self._bound_names()
+        return key not in self._file_names
+
+    def _bound_names(self) -> frozenset:
+        text = self.text or ""
+        module = self.scopes[0].node
+        if module is None or _FRAME_LIBRARY_IMPORT.search(text):
+            return _EVERYTHING
+        names = set()
+        stack = [module]
+        while stack:
+            node = stack.pop()
+            cls = node.__class__
+            if cls is cst.Name:
+                pass
+            elif cls in (cst.FunctionDef, cst.ClassDef):
+                names.add(node.name.value)
+            elif cls is cst.Param:
+                names.add(node.name.value)
+            elif cls in (cst.Import, cst.ImportFrom):
+                if cls is cst.ImportFrom and isinstance(node.names, cst.ImportStar):
+                    module_name = dotted_name(node.module) if node.module is not None else ""
+                    if not (module_name or "").startswith("pyspark"):
+                        return _EVERYTHING  # anything may come from it
+                else:
+                    for alias in node.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        name = dotted_name(bound) if not isinstance(bound, cst.Name) else bound.value
+                        if name:
+                            names.add(name.split(".")[0])
+            elif cls in (cst.AssignTarget, cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign, cst.NamedExpr,
+                         cst.AsName, cst.Global, cst.Nonlocal):
+                target = getattr(node, "target", None) or getattr(node, "name", None)
+                if cls in (cst.Global, cst.Nonlocal):
+                    names.update(n.name.value for n in node.names)
+                else:
+                    _names_of(target, names)
+            stack.extend(child_nodes(node))
+        return frozenset(names)
 
     def _judge_call(self, out: dict, node: cst.Call) -> None:
         func = node.func
@@ -244,6 +316,8 @@ class Evidence:
             return
         if any(a.keyword is not None and a.keyword.value in FOREIGN_KEYWORDS for a in node.args):
             out[key] = False
+        elif member in _NO_ARGUMENTS and node.args and key not in out and func.value.__class__ is cst.Name:
+            out[key] = False  # `stats.collect(5)`, `items.count(x)`: a Spark DataFrame's takes no argument
         elif member in COLUMN_TAKING and key not in out and self._takes_spark_column(node):
             out[key] = _inferred(f"`{key}.{member}(...)` is given a pyspark Column")
         elif member in ("filter", "where") and key not in out and _sql_condition(node):
@@ -289,6 +363,26 @@ def _sql_condition(node: cst.Call) -> bool:
         return False
     text = literal_string(value)
     return text is not None and _SQL_CONDITION.search(text) is not None
+
+
+class _Everything(frozenset):
+    """Every name: the file may bind any (a star import, or another frame library is in play)."""
+
+    def __contains__(self, name) -> bool:
+        return True
+
+
+_EVERYTHING = _Everything()
+
+
+def _names_of(target, out: set) -> None:
+    if isinstance(target, cst.Name):
+        out.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _names_of(element.value, out)
+    elif isinstance(target, cst.StarredElement):
+        _names_of(target.value, out)
 
 
 def _chain_root(node) -> Optional[str]:
