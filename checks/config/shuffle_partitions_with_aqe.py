@@ -16,10 +16,10 @@ class ShufflePartitionsWithAqe(ConfigRule):
     default), `spark.sql.adaptive.coalescePartitions.enabled` not off, and
     no `spark.sql.adaptive.coalescePartitions.initialPartitionNum`. Sessions
     with a `local` master, and counts of 8 or fewer (tests, a laptop, where a
-    small fixed count is the usual advice) are not reported. Streaming
-    queries are another matter: AQE does not apply to them, and the count
-    fixes their number of state partitions for good; suppress the finding
-    in a streaming job (`# noqa: SPK813`).
+    small fixed count is the usual advice) are not reported, nor a file that
+    runs a streaming query (`readStream`, `writeStream`, `dlt.read_stream`):
+    AQE does not apply to streaming, and there the count fixes the number of
+    state partitions for good, so setting it is the right thing to do.
 
     Preview (`--preview`): whether the number is wrong depends on the data's
     size, which the file does not hold, and a deliberately generous starting
@@ -66,8 +66,10 @@ class ShufflePartitionsWithAqe(ConfigRule):
                Invalid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
                        f"spark.conf.set('{KEY}', 2000)\n"),
                Invalid(builder(("spark.sql.adaptive.enabled", "true"), (KEY, "400"))))
-    # (a streaming file is exempt once linter/sources/sparkconf.py marks its ConfigSet `streaming`)
-    valid = (Valid(builder((KEY, "64"), ("spark.sql.adaptive.enabled", "false"))),
+    valid = (Valid("from pyspark.sql import SparkSession\n"
+                   f"spark = SparkSession.builder.config('{KEY}', '64').getOrCreate()\n"
+                   "events = spark.readStream.format('kafka').option('subscribe', 'clicks').load()\n"),
+             Valid(builder((KEY, "64"), ("spark.sql.adaptive.enabled", "false"))),
              Valid(builder((KEY, "64"), ("spark.sql.adaptive.coalescePartitions.enabled", "false"))),
              Valid(builder((KEY, "64"), ("spark.sql.adaptive.coalescePartitions.initialPartitionNum", "2000"))),
              Valid('from pyspark.sql import SparkSession\nspark = SparkSession.builder.master("local[2]")'
@@ -77,7 +79,7 @@ class ShufflePartitionsWithAqe(ConfigRule):
              Valid(f"spark-submit --conf {KEY}=400 job.py\n", path="run.sh"))
 
     def check(self, conf) -> None:
-        if conf.kind != "python" or conf.local or getattr(conf, "streaming", False) or \
+        if conf.kind != "python" or conf.local or conf.streaming or \
                 not adaptive_on(conf, self.ctx.settings):
             return
         coalescing = conf.value("spark.sql.adaptive.coalescePartitions.enabled")

@@ -37,6 +37,10 @@ def mentions_object_store(text: str) -> bool:
     return "://" in text and OBJECT_STORE.search(text) is not None
 
 
+def _streams(text: str) -> bool:
+    return any(w in text for w in ("readStream", "writeStream", "read_stream"))
+
+
 def _uses_rdd(text: str) -> bool:
     return any(w in text for w in (".rdd", "parallelize(", "File(", "mapPartitions(")) and _RDD.search(text) is not None
 
@@ -60,6 +64,7 @@ class ConfigSet:
     object_store_writes: bool = False  # the same source writes to s3://, gs://, abfss:// ...
     uses_rdd: bool = False
     master: Optional[str] = None
+    streaming: bool = False  # the same source runs a Structured Streaming query (readStream, writeStream, DLT)
 
     def add(self, setting: Setting) -> None:
         self.settings.append(setting)
@@ -173,7 +178,7 @@ class PythonSettings:
 
     def __init__(self, text: str):
         self.conf = ConfigSet("python", object_store_writes=mentions_object_store(text),
-                              uses_rdd=_uses_rdd(text))
+                              uses_rdd=_uses_rdd(text), streaming=_streams(text))
 
     @staticmethod
     def _literal(node) -> Optional[str]:
