@@ -100,6 +100,10 @@ class _Scan:
                 op = target.operator
                 if isinstance(op, (cst.In, cst.NotIn)):
                     comparator = target.comparator
+                    if isinstance(comparator, cst.Name) and comparator.value in self.params:
+                        # `code in codes`, both columns: an array's membership, or a string's substring
+                        self.add("F.array_contains (an array) / Column.contains (a string)")
+                        return self.ok(node.left)
                     if isinstance(comparator, cst.Name) and comparator.value not in self.params:
                         comparator = _module_literal(self.ctx, comparator.value)  # `CODES = {...}` at the top
                         if comparator is None:
@@ -206,6 +210,9 @@ class _Scan:
             if func.value == "len" and len(args) == 1 and isinstance(args[0], cst.Call) and \
                     isinstance(args[0].func, cst.Attribute) and args[0].func.attr.value == "split":
                 self.add("F.size")  # len of a list: the array's size
+                return self.ok(args[0])
+            if func.value in ("max", "min") and len(args) == 1:
+                self.add(f"F.array_{func.value}")  # `max(xs)`: the largest element of one array
                 return self.ok(args[0])
             self.add(_BUILTIN_CALLS[func.value])
             return all(self.ok(a) for a in args)
@@ -334,6 +341,7 @@ class UdfReplaceableByBuiltin(PythonRule):
         Invalid(_SETUP + "to_upper = F.udf(lambda s: s.upper() if s is not None else None, StringType())\n"),
         Invalid(_SETUP + "@udf('string')\ndef prefix(code):\n    if code is None:\n        return None\n    return code[:3]\n"),
         Invalid(_SETUP + "def is_vip(tier):\n    return tier in {'gold', 'platinum'}\n\nvip = udf(is_vip, 'boolean')\n"),
+        Invalid(_SETUP + "def is_valid(code, codes):\n    return code in codes\n\nvalid = udf(is_valid, 'boolean')\n"),
         Invalid(_SETUP + "clean = udf(lambda s: re.sub(r'\\\\s+', ' ', s))\n"),
         Invalid(_SETUP + "spark.udf.register('name_len', lambda s: len(s), IntegerType())\n"),
         Invalid(_SETUP + "full = udf(lambda a, b: a + ' ' + b, StringType())\n"),
