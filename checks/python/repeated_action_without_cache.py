@@ -15,7 +15,8 @@ class RepeatedActionWithoutCache(PythonRule):
     """
     ## What it does
     Finds a DataFrame variable whose plan contains a shuffle (a join, an
-    aggregation, a `distinct`, a sort) or a fitted ML model's `transform`
+    aggregation, a `distinct`, a sort, also in the text of `spark.sql(...)`:
+    `JOIN`, `GROUP BY`, `ORDER BY`, `DISTINCT`, a window) or a fitted ML model's `transform`
     materialised by two or more actions (`count`, `collect`, `show`,
     `toPandas`, `first`, `take`, a write, also on a DataFrame derived from it,
     such as `df.limit(10).collect()`, and an ML evaluator's
@@ -64,6 +65,9 @@ class RepeatedActionWithoutCache(PythonRule):
         Invalid(_SETUP + "enriched = orders.join(customers, 'customer_id')\nprint(enriched.count())\nenriched.show()\n"),
         Invalid(_SETUP + "totals = orders.groupBy('day').agg(F.sum('amount'))\na = totals.collect()\nb = totals.toPandas()\n"),
         Invalid(_SETUP + "t = orders.distinct()\nt.write.mode('overwrite').parquet('/x')\nprint(t.limit(5).collect())\n"),
+        Invalid(_SETUP + "report = spark.sql('SELECT category, sum(price) AS sales FROM sales GROUP BY category')\n"
+                "report.show(n=report.count())\nreport.write.mode('overwrite').saveAsTable('reports.sales')\n",
+                count=2),
         Invalid(_SETUP + "from pyspark.ml.evaluation import RegressionEvaluator\nfrom pyspark.ml.regression import GBTRegressor\n"
                 "train, test = orders.randomSplit([0.8, 0.2])\nmodel = GBTRegressor(labelCol='amount').fit(train)\n"
                 "predictions = model.transform(test)\nevaluator = RegressionEvaluator(labelCol='amount')\n"
@@ -74,6 +78,8 @@ class RepeatedActionWithoutCache(PythonRule):
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id').cache()\nprint(enriched.count())\nenriched.show()\n"),
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id')\nenriched.persist()\nenriched.count()\nenriched.show()\n"),
         Valid(_SETUP + "print(orders.count())\norders.show()\n"),
+        Valid(_SETUP + "recent = spark.sql('SELECT id, amount FROM sales WHERE day = current_date()')\n"
+              "print(recent.count())\nrecent.show()\n"),
         Valid(_SETUP + "e = orders.join(customers, 'id')\nif flag:\n    e.show()\nelse:\n    e.count()\n"),
         Valid(_SETUP + "e = orders.join(customers, 'id')\ne.count()\ne = e.filter('x > 1')\ne.count()\n"),
         Valid(_SETUP + "from pyspark.ml.evaluation import RegressionEvaluator\nfrom pyspark.ml.regression import GBTRegressor\n"
@@ -92,7 +98,8 @@ class RepeatedActionWithoutCache(PythonRule):
     def _blocks(self) -> set:
         return {id(a) for a in self.ctx.ancestors if isinstance(a, _BLOCKS)}
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def leave_Call(self, node: cst.Call) -> None:
+        # On leaving: a call's arguments run before it (`df.show(n=df.count())` counts first), as Python does.
         method = method_name(node)
         if method is None:
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -276,18 +277,26 @@ class Inference:
                 return assumed
         return value
 
-    def _sql_argument_bound(self, arg):
-        """Row bound of ``spark.sql(arg)``: from the text when it is known (a template's fields read as names)."""
+    def _sql_frame(self, arg, node) -> Value:
+        """``spark.sql(arg)``: its row bound from the text when it is known (a template's fields read as names),
+        and {"shuffle"} when the text joins, groups, sorts, dedups or windows (recomputing it is expensive)."""
+        text = self._sql_text(arg)
+        if text is None:
+            return Value(DATAFRAME, UNBOUNDED, node=node)  # unknown SQL: nothing bounds it
+        flags = {"shuffle"} if _SQL_SHUFFLE.search(text) else None
+        return Value(DATAFRAME, sql_bound(text), node=node, flags=flags)
+
+    def _sql_text(self, arg) -> Optional[str]:
         first = self._infer(arg)
         if first is not None and first.kind == STRING:
             if first.detail is not None:
-                return sql_bound(first.detail)
+                return first.detail
             arg = first.node
         template = template_text(arg)
         if template is None and isinstance(arg, cst.Name):
             bound = self.lookup(arg.value)
             template = template_text(bound.node) if bound is not None and bound.node is not None else None
-        return sql_bound(template) if template is not None else UNBOUNDED  # unknown SQL: nothing bounds it
+        return template
 
     def _schema_of(self, node) -> Optional[Schema]:
         if node is None:
@@ -350,7 +359,7 @@ class Inference:
                 return Value(DATAFRAME, UNBOUNDED, node=node)
             if method == "sql":
                 args = positional_args(node)
-                return Value(DATAFRAME, self._sql_argument_bound(args[0]) if args else UNBOUNDED, node=node)
+                return self._sql_frame(args[0], node) if args else Value(DATAFRAME, UNBOUNDED, node=node)
             if method == "createDataFrame":
                 args = positional_args(node)
                 schema_arg = args[1] if len(args) > 1 else keyword_arg(node, "schema")
@@ -660,6 +669,10 @@ class Inference:
 
 
 
+
+# SQL whose plan has a shuffle: a join, a grouping, a sort, a dedup, a window, a set operation.
+_SQL_SHUFFLE = re.compile(r"\b(?:JOIN|GROUP\s+BY|ORDER\s+BY|SORT\s+BY|DISTINCT|OVER\s*\(|UNION|INTERSECT|EXCEPT)\b",
+                          re.IGNORECASE)
 
 # Column methods whose result is a condition (a boolean Column).
 _CONDITION_METHODS = frozenset((
