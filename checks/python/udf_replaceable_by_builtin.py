@@ -19,6 +19,9 @@ _STR_METHODS = {
     "title": "F.initcap", "startswith": "Column.startswith", "endswith": "Column.endswith",
     "replace": "F.regexp_replace", "split": "F.split", "zfill": "F.lpad", "ljust": "F.rpad", "rjust": "F.lpad",
     "find": "F.instr",
+    # character-class tests: a regular expression over the column (`rlike("^[0-9]+$")`; Java's classes are ASCII)
+    "isascii": "Column.rlike", "isdigit": "Column.rlike", "isalpha": "Column.rlike", "isalnum": "Column.rlike",
+    "isspace": "Column.rlike",
 }
 _BUILTIN_CALLS = {"len": "F.length", "abs": "F.abs", "round": "F.round", "str": ".cast('string')",
                   "int": ".cast('int')", "float": ".cast('double')", "bool": ".cast('boolean')",
@@ -342,6 +345,7 @@ class UdfReplaceableByBuiltin(PythonRule):
         Invalid(_SETUP + "@udf('string')\ndef prefix(code):\n    if code is None:\n        return None\n    return code[:3]\n"),
         Invalid(_SETUP + "def is_vip(tier):\n    return tier in {'gold', 'platinum'}\n\nvip = udf(is_vip, 'boolean')\n"),
         Invalid(_SETUP + "def is_valid(code, codes):\n    return code in codes\n\nvalid = udf(is_valid, 'boolean')\n"),
+        Invalid(_SETUP + "def is_ascii(val):\n    return str(val).isascii()\n\nascii_only = udf(is_ascii, 'boolean')\n"),
         Invalid(_SETUP + "clean = udf(lambda s: re.sub(r'\\\\s+', ' ', s))\n"),
         Invalid(_SETUP + "spark.udf.register('name_len', lambda s: len(s), IntegerType())\n"),
         Invalid(_SETUP + "full = udf(lambda a, b: a + ' ' + b, StringType())\n"),
