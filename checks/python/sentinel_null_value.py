@@ -23,7 +23,9 @@ class SentinelNullValue(PythonRule):
     `"NA"`, `"NULL"`, `"None"`, `"EMPTY"`, `"unknown"`, `"-"` (the list is
     configurable, compared case-insensitively) written by `fillna`,
     `na.fill`, `replace`/`na.replace` (a placeholder as the new value),
-    `F.when(...)`/`.otherwise(...)`, `withColumn(name, F.lit(...))` and
+    `F.when(...)`/`.otherwise(...)`, `withColumn(name, F.lit(...))` (also
+    `F.lit("" if x is None else x)`, or a name assigned once such an
+    expression in the function: the missing case written as a placeholder) and
     `F.coalesce(..., F.lit(...))`. A `coalesce` inside
     `concat_ws`, `concat` or a hash (`md5`, `sha2`, `hash`) is not reported: it
     formats one part of a key or a checksum, and the result is not stored as
@@ -80,6 +82,9 @@ class SentinelNullValue(PythonRule):
         Invalid(_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise(F.lit('-'))\n"),
         Invalid(_SETUP + "customers = customers.withColumn('segment', F.lit('EMPTY'))\n"),
         Invalid(_SETUP + "c = F.coalesce(F.col('city'), F.lit(''))\n"),
+        Invalid(_SETUP + "def stamp(df, params):\n    env = '' if 'env' not in params else params['env']\n"
+                "    return df.withColumn('env', F.lit(env))\n"),
+        Invalid(_SETUP + "def stamp(df, owner):\n    return df.withColumn('owner', F.lit(owner if owner else 'N/A'))\n"),
         Invalid(_SETUP + "customers = customers.na.replace([''], ['UNKNOWN'], 'city')\n"),
         Invalid(_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise('N/A')\n",
                 options={"fix-to-null": True}, unsafe=True,
@@ -92,6 +97,10 @@ class SentinelNullValue(PythonRule):
         Valid(_SETUP + "customers = customers.fillna(0, subset=['orders'])\n"),
         Valid(_SETUP + "c = F.when(F.col('x') > 0, 'positive').otherwise('other')\n"),
         Valid(_SETUP + "customers = customers.withColumn('source', F.lit('crm'))\n"),
+        Valid(_SETUP + "def stamp(df, params):\n    env = 'prod' if params.live else 'dev'\n"
+              "    return df.withColumn('env', F.lit(env))\n"),
+        Valid(_SETUP + "def stamp(df, params):\n    env = ''\n    if params:\n        env = params['env']\n"
+              "    return df.withColumn('env', F.lit(env))\n"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nframe = frame.fillna('N/A')\n"),
         Valid(_SETUP + "c = F.coalesce(F.col('city'), F.col('town'))\n"),
         Valid(_SETUP + "customers = customers.na.replace(['N/A', ''], [None, None], 'city')\n"),
@@ -99,14 +108,46 @@ class SentinelNullValue(PythonRule):
     )
 
     def _sentinel(self, node) -> Optional[str]:
+        self._indirect = False
         if isinstance(node, cst.Call) and self.ctx.semantic.is_function(node.func, {"lit"}):
             args = positional_args(node)
             node = args[0] if args else None
+            if isinstance(node, cst.Name):
+                node = self._assigned_once(node.value)  # `env = "" if ... else ...` then `F.lit(env)`
+                self._indirect = node is not None
+            if isinstance(node, cst.IfExp):
+                # `F.lit("" if value is None else value)`: the missing case written as a placeholder
+                self._indirect = True
+                branches = [b for b in (node.body, node.orelse) if self._is_sentinel(literal_string(b))]
+                node = branches[0] if branches else None
         text = literal_string(node) if node is not None else None
+        return text if self._is_sentinel(text) else None
+
+    def _is_sentinel(self, text) -> bool:
         if text is None:
-            return None
+            return False
         wanted = {s.lower() for s in self.opts["sentinels"]}
-        return text if text.strip().lower() in wanted or (text.strip() == "" and "" in wanted) else None
+        return text.strip().lower() in wanted or (text.strip() == "" and "" in wanted)
+
+    def _assigned_once(self, name: str):
+        """The value of the one assignment of ``name`` in the enclosing function, when it is an `a if c else b`."""
+        function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+        if function is None:
+            return None
+        found = []
+        stack = [function.body]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(current, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in current.targets):
+                found.append(current.value)
+            elif isinstance(current, (cst.AugAssign, cst.AnnAssign, cst.For)) and \
+                    isinstance(current.target, cst.Name) and current.target.value == name:
+                return None
+            stack.extend(current.children)
+        return found[0] if len(found) == 1 and isinstance(found[0], cst.IfExp) else None
 
     def _report(self, node, text: str, where: str, fix_node=None, content=None) -> None:
         fix = None
@@ -184,7 +225,8 @@ class SentinelNullValue(PythonRule):
             if isinstance(value, cst.Call) and semantic.is_function(value.func, {"lit"}):
                 text = self._sentinel(value)
                 if text is not None:
-                    self._report(value, text, "`withColumn`", value)
+                    # a placeholder for the missing case only: writing null is a fix only for a literal
+                    self._report(value, text, "`withColumn`", None if self._indirect else value)
             return
         if semantic.is_function(node.func, {"coalesce"}):
             if any(isinstance(a, cst.Call) and semantic.is_function(a.func, _STRING_BUILDERS)
