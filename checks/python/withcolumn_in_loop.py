@@ -39,13 +39,18 @@ def _checkpoints(loop) -> bool:
     return False
 
 
+# The calls of a `withColumn` chain: a `drop` between two of them does not end it.
+_CHAIN = frozenset(("withColumn", "withColumnRenamed", "drop"))
+
+
 class WithcolumnInLoop(LoopTracker, PythonRule):
     """
     ## What it does
     Finds a DataFrame rebuilt with `withColumn`, `withColumnRenamed`, `select`,
     `selectExpr` or `drop` inside a loop (`df = df.withColumn(c, ...)` for each
     column), and chains of more than `max-chain` consecutive `withColumn` /
-    `withColumnRenamed` calls.
+    `withColumnRenamed` calls (a `drop` between them does not end the chain;
+    such a chain gets no fix).
 
     ## Why is this bad?
     Every call adds a projection to the logical plan and is analysed on its
@@ -99,6 +104,8 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
+        Invalid(_SETUP + "out = (orders.withColumn('a', F.lit(1)).withColumn('b', F.lit(2)).withColumn('c', F.lit(3))\n"
+                "       .drop('x').withColumn('d', F.lit(4)).withColumn('e', F.lit(5)).withColumn('f', F.lit(6)))\n"),
         Invalid(_SETUP + "for c in ['price', 'tax']:\n    orders = orders.withColumn(c, F.col(c).cast('double'))\n",
                 unsafe=True,
                 fixed=_SETUP + "orders = orders.withColumns({c: F.col(c).cast('double') for c in ['price', 'tax']})\n"),
@@ -183,14 +190,17 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         return "build the columns first and apply them in one `select` (`withColumns` needs Spark 3.3)"
 
     def visit_Call(self, node: cst.Call) -> None:
-        if method_name(node) not in ("withColumn", "withColumnRenamed"):
+        if method_name(node) not in _CHAIN:
             return
         parent = self.ctx.parent_of(node)
-        if isinstance(parent, cst.Attribute) and parent.attr.value in ("withColumn", "withColumnRenamed"):
+        if isinstance(parent, cst.Attribute) and parent.attr.value in _CHAIN:
             return  # not the outermost call of the chain
-        length, inner = 0, node
-        while isinstance(inner, cst.Call) and method_name(inner) in ("withColumn", "withColumnRenamed"):
-            length += 1
+        length, dropped, inner = 0, False, node
+        while isinstance(inner, cst.Call) and method_name(inner) in _CHAIN:
+            if method_name(inner) == "drop":
+                dropped = True  # `.drop(...)` between them: still one projection after another
+            else:
+                length += 1
             inner = inner.func.value
         if length <= self.opts["max-chain"] or not self.ctx.semantic.is_dataframe(inner):
             return
@@ -199,7 +209,7 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             node,
             f"a chain of {length} `withColumn` calls adds {length} projections to the plan",
             help=self._advice(),
-            fix=self._chain_fix(node, inner),
+            fix=None if dropped else self._chain_fix(node, inner),
         )
 
     def _chain_fix(self, node: cst.Call, base):
