@@ -57,7 +57,7 @@ class WriteInfo:
         if value is None:
             call = self.config("mode")
             args = positional_args(call) if call is not None else []
-            value = args[0] if args else None
+            value = args[0] if args else (keyword_arg(call, "saveMode") if call is not None else None)
             if call is not None and value is None:
                 return "?"
         if value is None:

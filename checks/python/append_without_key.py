@@ -75,13 +75,14 @@ class AppendWithoutKey(PythonRule):
     name = "append-without-key"
     summary = "an append with no key writes the rows again when the job is rerun"
     preview = True
-    triggers = ("append", "insertInto")
+    triggers = ("append", "APPEND", "Append", "insertInto")
     doc_setup = _SETUP.split("\n", 3)[3]
 
     invalid = (
         Invalid(_SETUP + "orders.write.mode('append').partitionBy('order_date').saveAsTable('sales.orders')\n"),
         Invalid(_SETUP + "orders.write.insertInto('sales.orders')\n"),
         Invalid(_SETUP + "orders.write.parquet('s3://curated/orders/', mode='append')\n"),
+        Invalid(_SETUP + "orders.write.mode(saveMode='APPEND').parquet('s3://curated/orders/')\n"),
         Invalid(_SETUP + "orders.writeTo('sales.orders').append()\n"),
         Invalid("from pyspark.sql import DataFrame\n\ndef save_batch(batch_df, batch_id):\n"
                 "    batch_df.write.format('delta').mode('append').save('/mnt/lake/orders')\n"),

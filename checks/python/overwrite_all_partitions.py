@@ -77,7 +77,7 @@ class OverwriteAllPartitions(PythonRule):
     summary = "an overwrite of a partitioned output replaces every partition, not just the slice written"
     severity = "error"
     min_spark = "2.3"
-    triggers = ("overwrite",)
+    triggers = ("overwrite", "OVERWRITE", "Overwrite")
     doc_setup = 'events = spark.table("raw.events")\n'
 
     invalid = (
