@@ -1729,3 +1729,14 @@ def test_a_sql_condition_given_to_filter_is_evidence(call, kind):
 def test_a_name_the_file_never_binds_is_judged_by_its_members(code, kind):
     value = probe(code)
     assert (value.kind if value is not None else None) == kind, value
+
+
+@pytest.mark.parametrize("code, kind", [
+    ("from pyspark import SparkContext\ndef totals(pairs):\n    probe(pairs)\n    return pairs.groupByKey().mapValues(sum)\n",
+     "RDD"),
+    ("from pyspark import SparkContext\ndef index(lines):\n    probe(lines)\n    return lines.zipWithIndex()\n", "RDD"),
+    ("from pyspark import SparkContext\ndef f(frame):\n    probe(frame)\n    return frame.groupby('k').sum()\n", None),
+], ids=["pair-rdd-operation", "zip-with-index", "groupby-is-not-rdd-evidence"])
+def test_members_only_an_rdd_has_make_an_rdd(code, kind):
+    value = probe(code)
+    assert (value.kind if value is not None else None) == kind, value

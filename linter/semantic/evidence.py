@@ -11,6 +11,8 @@ sparkcheck:
   given to ``filter``/``where``/``select``/``join``/``agg``/... (``COLUMN_TAKING``),
   or a SQL condition string given to ``filter``/``where`` (``"active = true"``;
   a bare name such as ``"is_active"`` is no evidence: polars takes those too);
+- **an RDD**: a member only RDDs have (``groupByKey``, ``reduceByKey``,
+  ``mapValues``, ``zipWithIndex`` ...: ``RDD_ONLY``);
 - **a name nothing in the file binds** (a snippet, a name a Databricks ``%run``
   notebook defines), in a file importing no other frame library: also the
   members other objects share (``collect``, ``count``, ``join``, ``cache`` ...:
@@ -40,7 +42,7 @@ import libcst as cst
 from linter.semantic.api import _SAME_ROWS
 from linter.semantic.bounds import UNBOUNDED
 from linter.sources.python import child_nodes
-from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, Value, dotted_name, literal_string
+from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, RDD, Value, dotted_name, literal_string
 
 # Methods and attributes only a Spark DataFrame has, among the frame libraries a
 # Python job may use: none of pandas, polars, dask, ibis, SQLAlchemy or Django
@@ -90,7 +92,7 @@ _MEMBER = None  # compiled on first use: the names of every watched member, one 
 def _member_pattern():
     global _MEMBER
     if _MEMBER is None:
-        names = "|".join(sorted(_WATCHED | FOREIGN_ONLY | _FREE_NAME_MEMBERS, key=len, reverse=True))
+        names = "|".join(sorted(_WATCHED | FOREIGN_ONLY | _FREE_NAME_MEMBERS | RDD_ONLY, key=len, reverse=True))
         _MEMBER = re.compile(rf"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*(?:{names})\b")
     return _MEMBER
 _WATCHED = DATAFRAME_ONLY | COLUMN_TAKING | _SAME_ROWS
@@ -99,6 +101,13 @@ _WATCHED = DATAFRAME_ONLY | COLUMN_TAKING | _SAME_ROWS
 _FREE_NAME_MEMBERS = frozenset(
     "collect count show take first head tail limit join cache persist explain toLocalIterator foreach isEmpty "
     "distinct filter where select drop sort orderBy repartition coalesce union agg".split()
+)
+# Members only a Spark RDD has (pair-RDD operations and the like): a name used with one is an RDD.
+RDD_ONLY = frozenset(
+    "groupByKey reduceByKey mapValues flatMapValues aggregateByKey combineByKey foldByKey sortByKey keyBy "
+    "mapPartitionsWithIndex saveAsTextFile saveAsPickleFile saveAsSequenceFile zipWithIndex zipWithUniqueId "
+    "countByKey countByValue collectAsMap cogroup subtractByKey leftOuterJoin rightOuterJoin fullOuterJoin "
+    "glom".split()
 )
 # Members a Spark DataFrame (or RDD) has only without arguments: called with some, the object is something else.
 _NO_ARGUMENTS = frozenset(("collect", "count", "isEmpty", "cache"))
@@ -250,6 +259,8 @@ class Evidence:
             out[key] = False
         elif member in DATAFRAME_ONLY and key not in out:
             out[key] = _inferred(f"`{key}.{member}` is used on it")
+        elif member in RDD_ONLY and key not in out:
+            out[key] = Value(RDD, UNBOUNDED, flags={"inferred"}, why=f"`{key}.{member}` is used on it (an RDD's)")
         elif member in _FREE_NAME_MEMBERS and key not in out and self._free(key):
             out[key] = _inferred(f"nothing in this file binds `{key}` (a snippet, or a name another notebook "
                                  f"defines) and `{key}.{member}` is used on it")
