@@ -134,6 +134,24 @@ class _Scan:
             return self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
         return False
 
+    def _argmax(self, node: cst.Call) -> bool:
+        """`max(range(len(xs)), key=lambda i: xs[i])` (or `key=xs.__getitem__`) over an array parameter `xs`."""
+        positional = [a for a in node.args if a.keyword is None]
+        key = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "key"), None)
+        if len(positional) != 1 or key is None:
+            return False
+        array = _range_of_len(positional[0].value)
+        if array is None or array not in self.params:
+            return False
+        if isinstance(key, cst.Attribute) and key.attr.value == "__getitem__":
+            return isinstance(key.value, cst.Name) and key.value.value == array
+        if not (isinstance(key, cst.Lambda) and len(key.params.params) == 1):
+            return False
+        index, body = key.params.params[0].name.value, key.body
+        return (isinstance(body, cst.Subscript) and isinstance(body.value, cst.Name) and body.value.value == array
+                and len(body.slice) == 1 and isinstance(body.slice[0].slice, cst.Index)
+                and isinstance(body.slice[0].slice.value, cst.Name) and body.slice[0].slice.value.value == index)
+
     def _exists(self, which: str, arg) -> bool:
         """``any(map(f, xs))`` / ``all(p(x) for x in xs)`` over an array parameter: ``F.exists`` / ``F.forall``."""
         if isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name) and arg.func.value == "map" \
@@ -164,6 +182,12 @@ class _Scan:
 
     def call(self, node: cst.Call) -> bool:
         func = node.func
+        if isinstance(func, cst.Name) and func.value in ("max", "min") and not self.ctx.semantic.is_bound(func.value) \
+                and self._argmax(node):
+            # `max(range(len(xs)), key=lambda i: xs[i])`: the index of the largest element
+            self.add(f"F.array_position(xs, F.array_{func.value}(xs)) - 1")
+            self.uses_param = True
+            return True
         args = [a.value for a in node.args if a.keyword is None and not a.star]
         if len(args) != len(node.args):
             return False
@@ -220,6 +244,17 @@ class _Scan:
             self.add(_BUILTIN_CALLS[func.value])
             return all(self.ok(a) for a in args)
         return False
+
+
+def _range_of_len(node) -> str | None:
+    """``xs`` of ``range(len(xs))``."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range" \
+            and len(node.args) == 1:
+        inner = node.args[0].value
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "len" \
+                and len(inner.args) == 1 and isinstance(inner.args[0].value, cst.Name):
+            return inner.args[0].value.value
+    return None
 
 
 def _module_literal(ctx, name: str):
@@ -346,6 +381,8 @@ class UdfReplaceableByBuiltin(PythonRule):
         Invalid(_SETUP + "def is_vip(tier):\n    return tier in {'gold', 'platinum'}\n\nvip = udf(is_vip, 'boolean')\n"),
         Invalid(_SETUP + "def is_valid(code, codes):\n    return code in codes\n\nvalid = udf(is_valid, 'boolean')\n"),
         Invalid(_SETUP + "def is_ascii(val):\n    return str(val).isascii()\n\nascii_only = udf(is_ascii, 'boolean')\n"),
+        Invalid(_SETUP + "def argmax(scores):\n    return max(range(len(scores)), key=lambda i: scores[i])\n\n"
+                "best = udf(argmax, IntegerType())\n"),
         Invalid(_SETUP + "clean = udf(lambda s: re.sub(r'\\\\s+', ' ', s))\n"),
         Invalid(_SETUP + "spark.udf.register('name_len', lambda s: len(s), IntegerType())\n"),
         Invalid(_SETUP + "full = udf(lambda a, b: a + ' ' + b, StringType())\n"),
