@@ -9,7 +9,9 @@ class SqlCrossJoin(SqlRule):
     `JOIN` without `ON` or `USING`, and comma joins (`FROM a, b`) whose
     `WHERE` never compares a column of one table with a column of the other.
     A join with a single-row side, such as a scalar subquery, is still
-    reported: say so with `-- noqa: SPK505`.
+    reported: say so with `-- noqa: SPK505`. A `CROSS JOIN ... ON a.k = b.k`
+    is not reported: with a condition Spark plans it as the join the
+    condition makes (here a hash or sort-merge equi-join), as for `JOIN ... ON`.
 
     ## Why is this bad?
     A cartesian product of a million by a million rows is a trillion rows,
@@ -47,6 +49,8 @@ class SqlCrossJoin(SqlRule):
         Valid("SELECT o.id FROM orders o JOIN customers c ON o.customer_id = c.id;\n", path="q.sql"),
         Valid("SELECT o.id FROM orders o, customers c WHERE o.customer_id = c.id;\n", path="q.sql"),
         Valid("SELECT a.x FROM a JOIN b USING (id);\n", path="q.sql"),
+        Valid("SELECT * FROM graduateProgram CROSS JOIN person ON graduateProgram.id = person.graduate_program;\n",
+              path="q.sql"),
         Valid("SELECT a.x FROM a LEFT SEMI JOIN b ON a.id = b.id;\n", path="q.sql"),
         Valid("SELECT * FROM range(0, 10), LATERAL explode_udtf(id);\n", path="q.sql"),
     )
@@ -62,11 +66,12 @@ class SqlCrossJoin(SqlRule):
             kind = (join.args.get("kind") or "").upper()
             span = node_span(join.this)
             comma = span is not None and text[:span[0]].rstrip().endswith(",")
-            if kind == "CROSS" and not comma:
+            on = join.args.get("on")
+            if kind == "CROSS" and not comma and (on is None or (isinstance(on, exp.Boolean) and on.this is True)) \
+                    and not join.args.get("using"):
                 self.ctx.report(self, join, "CROSS JOIN pairs every row with every row of the other side",
                                 help="join on a key; if a cartesian product is intended, keep one side tiny")
                 continue
-            on = join.args.get("on")
             if isinstance(on, exp.Boolean) and on.this is True:
                 on = None  # sqlglot's reading of a JOIN without ON
             if on is not None or join.args.get("using"):
