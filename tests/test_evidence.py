@@ -1696,8 +1696,9 @@ _CALLERS = ("from pyspark.sql import SparkSession\nfrom pyspark.sql import funct
      "plot(spark.table('u'))\n", "unbounded"),
     ("def plot(x, df=None):\n    probe(df)\n    df.toPandas()\nplot(1, df=spark.table('u').limit(3))\n", 3),
     ("df = spark.table('big')\ndef plot(df):\n    probe(df)\n    df.toPandas()\nplot(df)\n", "unbounded"),
+    ("def plot(df):\n    probe(df)\n    df.toPandas()\nout = spark.table('t').limit(5)\nplot(out)\n", 5),
 ], ids=["small-caller", "caller-passes-an-unknown-size", "big-caller", "no-caller", "caller-passes-unknown-value",
-        "one-big-caller", "keyword", "caller-name-shadowed-by-parameter"])
+        "one-big-caller", "keyword", "caller-name-shadowed-by-parameter", "argument-assigned-after-the-def"])
 def test_a_parameter_taken_for_a_dataframe_has_the_rows_its_callers_pass(code, bound):
     value = probe(_CALLERS + code)
     assert value is not None and value.kind == DATAFRAME and value.bound == bound, value

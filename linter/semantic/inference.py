@@ -550,7 +550,7 @@ class Inference:
         saved = self.scopes
         self.scopes = saved[:1]  # the callers' names as the module binds them, not the function's own
         try:
-            values = [self._infer(argument) for argument in arguments]
+            values = [self._infer(self._later_value(argument)) for argument in arguments]
         finally:
             self.scopes = saved
         bounds = [v.bound if v is not None and v.kind == DATAFRAME else UNBOUNDED for v in values]
@@ -560,6 +560,21 @@ class Inference:
             return None
         ints = [b for b in bounds if isinstance(b, int)]
         return max(ints) if len(ints) == len(bounds) else BOUNDED
+
+    def _later_value(self, argument):
+        """A module name the walk has not bound yet (`output = ice.transform(df)` in a later notebook cell):
+        the one top-level statement that assigns it; else the argument itself."""
+        if not isinstance(argument, cst.Name) or argument.value in self.scopes[0].names:
+            return argument
+        module = self.scopes[0].node
+        found = []
+        for statement in getattr(module, "body", ()):
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and any(
+                            isinstance(t.target, cst.Name) and t.target.value == argument.value for t in small.targets):
+                        found.append(small.value)
+        return found[0] if len(found) == 1 else argument
 
     def _calls_by_name(self) -> dict:
         """Every call of a plain name in the module (`plot(df)`), by the name: found once, when first asked."""
