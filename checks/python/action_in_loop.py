@@ -71,7 +71,8 @@ class ActionInLoop(PythonRule):
     events.filter(...)` in the loop, then `part.count()`: still a scan of
     `events` per iteration). A pydeequ run (`VerificationSuite(spark)
     .onData(df)...run()`, and its analysis, profiling and suggestion runners)
-    is an action on `df`. In a `while` loop an action
+    is an action on `df`. A DataFrame cached before the loop (`df = df.cache()`)
+    is not reported: each iteration reads memory. In a `while` loop an action
     on a DataFrame rebuilt each round is reported too: that is an iterative
     algorithm whose plan grows by one round per iteration (the classic
     convergence loop `while nested.count() > 0`), which wants a `checkpoint()`.
@@ -145,6 +146,8 @@ class ActionInLoop(PythonRule):
               "    print(batch.count())\n"),
         Valid(_SETUP + "from pydeequ.verification import *\nresult = VerificationSuite(spark).onData(events).run()\n"),
         Valid(_SETUP + "for suite in suites:\n    suite.run()\n"),
+        Valid(_SETUP + "tokens = events.select('label', 'token').cache()\nfor label in ['a', 'b']:\n"
+              "    top = tokens.where(F.col('label') == label).groupBy('token').count().limit(50).collect()\n"),
         Valid(_SETUP + "n = events.count()\nfor i in range(n):\n    print(i)\n"),
         Valid(_SETUP + "for i in range(3):\n    def helper():\n        return events.count()\n"),
         Valid("for job in jobs:\n    job.count()\n"),
@@ -214,6 +217,8 @@ class ActionInLoop(PythonRule):
         root_value = self.ctx.semantic.infer(root)
         if root_value is None or root_value.kind != DATAFRAME:
             return
+        if "cached" in (root_value.flags or ()):
+            return  # cached before the loop: each iteration reads memory, what the help would advise
         loop = self.loops[-1][0]
         # Per iteration: the body, and a while loop's test; not a for loop's iterable.
         repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)
