@@ -27,6 +27,13 @@ class CollectListAggregation(PythonRule):
     `pyspark.sql.functions` are reported. SQL text (`F.expr`, `spark.sql`) is
     read by the SQL rules.
 
+    On by default: an array of the whole DataFrame (`df.agg(F.collect_list(...))`,
+    `groupBy().agg(...)`, `select(F.collect_set(...))`: every row in one task)
+    and an array per window row (`.over(w)`). An array per group only with
+    `--preview`: it is as safe as the groups are small, and the judged samples
+    of real code found it the output needed (a user's set of items for
+    `RankingMetrics`) more often than a hot key.
+
     ## Why is this bad?
     These aggregates build one array per group in executor memory. Spark cannot
     use its fast hash aggregate for them (the plan shows `ObjectHashAggregate`,
@@ -67,6 +74,7 @@ class CollectListAggregation(PythonRule):
 
     invalid = (
         Invalid(_SETUP + 'items = orders.groupBy("customer_id").agg(F.collect_list("item_id"))\n'),
+        Invalid(_SETUP + 'everything = orders.agg(F.collect_set("country"), F.collect_list("country"))\n', count=2),
         Invalid(_SETUP + 'tags = orders.groupBy("id").agg(F.collect_set("tag").alias("tags"))\n'),
         Invalid(
             "from pyspark.sql.functions import collect_list, col\n"
@@ -92,18 +100,22 @@ class CollectListAggregation(PythonRule):
         name = semantic.is_function(node.func, _FUNCTIONS)
         if name is not None:
             over = self._over_window(node)
-            where = "for every row of a window" if over else "per group"
-            self.ctx.report(
-                self,
-                node,
-                f"`{shown(self.ctx, node)}` builds an in-memory array {where}; {HOT_KEY}",
-                help=ADVICE,
-            )
+            whole = not over and self._whole_frame(node)
+            if not over and not whole and not self.ctx.settings.preview:
+                return  # per group: as safe as the groups are small, which the file cannot show (preview)
+            if whole:
+                message = f"`{shown(self.ctx, node)}` builds one in-memory array of every row, in one task"
+            else:
+                where = "for every row of a window" if over else "per group"
+                message = f"`{shown(self.ctx, node)}` builds an in-memory array {where}; {HOT_KEY}"
+            self.ctx.report(self, node, message, help=ADVICE)
             return
         if method_name(node) != "agg" or len(node.args) != 1 or not isinstance(node.args[0].value, cst.Dict):
             return
         receiver = semantic.infer(node.func.value)
         if receiver is None or receiver.kind not in (DATAFRAME, GROUPED):
+            return
+        if receiver.kind == GROUPED and receiver.bound != 1 and not self.ctx.settings.preview:
             return
         for element in node.args[0].value.elements:
             if not isinstance(element, cst.DictElement):
@@ -117,6 +129,22 @@ class CollectListAggregation(PythonRule):
                     f'`"{column}": "{func}"` builds an in-memory array per group; {HOT_KEY}',
                     help=ADVICE,
                 )
+
+    def _whole_frame(self, node: cst.Call) -> bool:
+        """Aggregated over the whole DataFrame: in `df.agg(...)`, `groupBy().agg(...)` or `df.select(...)`."""
+        path = self.ctx.ancestors
+        for i in range(len(path) - 1, 0, -1):
+            current = path[i]
+            if isinstance(current, cst.Call) and current is not node and isinstance(current.func, cst.Attribute):
+                method = current.func.attr.value
+                if method in ("agg", "select"):
+                    receiver = self.ctx.semantic.infer(current.func.value)
+                    if receiver is None:
+                        return False
+                    return receiver.kind == DATAFRAME or (receiver.kind == GROUPED and receiver.bound == 1)
+                if method == "over":
+                    return False
+        return False
 
     def _over_window(self, node: cst.Call) -> bool:
         parent = self.ctx.parent_of(node)
