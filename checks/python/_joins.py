@@ -296,3 +296,13 @@ def may_be_dataframe(ctx, node) -> bool:
 def right_side(call: cst.Call):
     args = positional_args(call)
     return args[0] if args else keyword_arg(call, "other")
+
+
+class JoinLineage:
+    """Mixed into the join rules: records the file's DataFrame assignments (function by function) as the walk goes."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        enter_function(self.ctx, node)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        leave_assign(self.ctx, node)

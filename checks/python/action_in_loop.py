@@ -3,6 +3,7 @@ import libcst as cst
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, method_name
+from linter.semantic.values import target_names
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -11,16 +12,6 @@ _SETUP = (
 ACTIONS = frozenset("collect count toPandas show first take head tail toLocalIterator isEmpty".split())
 # pydeequ's entry points whose `.onData(df)...run()` runs Spark jobs over `df` (a star import is the usual way in).
 _DEEQU_RUNNERS = frozenset(("VerificationSuite", "AnalysisRunner", "ColumnProfilerRunner", "ConstraintSuggestionRunner"))
-
-
-def _target_names(target, out: set) -> None:
-    if isinstance(target, cst.Name):
-        out.add(target.value)
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            _target_names(element.value, out)
-    elif isinstance(target, cst.StarredElement):
-        _target_names(target.value, out)
 
 
 def assigned_names(nodes) -> set:
@@ -36,11 +27,11 @@ def assigned_names(nodes) -> set:
             continue
         if isinstance(node, cst.Assign):
             for t in node.targets:
-                _target_names(t.target, names)
+                target_names(t.target, names)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
-            _target_names(node.target, names)
+            target_names(node.target, names)
         elif isinstance(node, cst.AsName):
-            _target_names(node.name, names)
+            target_names(node.name, names)
         stack.extend(node.children)
     return names
 
@@ -168,7 +159,7 @@ class ActionInLoop(PythonRule):
         if names is None:
             names = assigned_names([loop.body])
             if isinstance(loop, cst.For):
-                _target_names(loop.target, names)
+                target_names(loop.target, names)
             self.loops[-1] = (loop, names)
         return names
 

@@ -5,7 +5,7 @@ import libcst as cst
 from checks.python._driver import shown
 from checks.python._driver_values import CLOCKS, clock_call, streaming
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, FUNCTIONS
+from linter.semantic import FUNCTIONS
 
 _SETUP = (
     "from datetime import date, datetime, timedelta\n"

@@ -16,7 +16,7 @@ _SETUP = (
 )
 
 
-class InnerJoinAsFilter(PythonRule):
+class InnerJoinAsFilter(joins.JoinLineage, PythonRule):
     """
     ## What it does
     Finds an inner join used only to keep the rows of the left side that have
@@ -107,12 +107,6 @@ class InnerJoinAsFilter(PythonRule):
               "x = orders.join(ids, 'customer_id')\n"),
         Valid(_SETUP + "ids = customers.select('customer_id', 'day')\ny = orders.join(ids, 'customer_id')\n"),
     )
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        joins.enter_function(self.ctx, node)
-
-    def leave_Assign(self, node: cst.Assign) -> None:
-        joins.leave_assign(self.ctx, node)
 
     def visit_Call(self, node: cst.Call) -> None:
         if method_name(node) != "join":

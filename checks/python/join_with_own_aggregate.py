@@ -14,7 +14,7 @@ _SETUP = (
 )
 
 
-class JoinWithOwnAggregate(PythonRule):
+class JoinWithOwnAggregate(joins.JoinLineage, PythonRule):
     """
     ## What it does
     Finds a DataFrame joined back to its own aggregate on the grouping keys:
@@ -107,12 +107,6 @@ class JoinWithOwnAggregate(PythonRule):
         Valid(_SETUP + "totals = orders.groupBy('customer_id').count()\nx = orders.join(totals, 'customer_id', "
               "'left_anti')\n"),
     )
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        joins.enter_function(self.ctx, node)
-
-    def leave_Assign(self, node: cst.Assign) -> None:
-        joins.leave_assign(self.ctx, node)
 
     def visit_Call(self, node: cst.Call) -> None:
         if method_name(node) != "join":

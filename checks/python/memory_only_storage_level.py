@@ -5,7 +5,7 @@ import libcst as cst
 from checks.python._driver import shown
 from checks.python._fixes import replace
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, SESSION, keyword_arg, literal_string, positional_args
+from linter.semantic import SESSION, keyword_arg, literal_string, positional_args
 
 _SETUP = (
     "from pyspark import StorageLevel\nfrom pyspark.sql import SparkSession\n"

@@ -22,7 +22,7 @@ _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
 EQUI, NON_EQUI, CONSTANT, UNKNOWN = "equi", "non-equi", "constant", "unknown"
 
 
-class NonEquiJoin(PythonRule):
+class NonEquiJoin(joins.JoinLineage, PythonRule):
     """
     ## What it does
     Finds a DataFrame `join` whose condition has no equality between the two
@@ -115,12 +115,6 @@ class NonEquiJoin(PythonRule):
         Valid("import pandas as pd\nleft = pd.DataFrame()\nright = pd.DataFrame()\n"
               "x = left.join(right, left.a > right.b)\n"),
     )
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        joins.enter_function(self.ctx, node)
-
-    def leave_Assign(self, node: cst.Assign) -> None:
-        joins.leave_assign(self.ctx, node)
 
     def visit_Call(self, node: cst.Call) -> None:
         if method_name(node) != "join":

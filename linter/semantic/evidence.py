@@ -42,7 +42,7 @@ import libcst as cst
 from linter.semantic.api import _SAME_ROWS
 from linter.semantic.bounds import UNBOUNDED
 from linter.sources.python import child_nodes
-from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, RDD, Value, dotted_name, literal_string
+from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, RDD, Value, dotted_name, literal_string, target_names
 
 # Methods and attributes only a Spark DataFrame has, among the frame libraries a
 # Python job may use: none of pandas, polars, dask, ibis, SQLAlchemy or Django
@@ -307,7 +307,7 @@ class Evidence:
                 if cls in (cst.Global, cst.Nonlocal):
                     names.update(n.name.value for n in node.names)
                 else:
-                    _names_of(target, names)
+                    target_names(target, names)
             stack.extend(child_nodes(node))
         return frozenset(names)
 
@@ -384,16 +384,6 @@ class _Everything(frozenset):
 
 
 _EVERYTHING = _Everything()
-
-
-def _names_of(target, out: set) -> None:
-    if isinstance(target, cst.Name):
-        out.add(target.value)
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            _names_of(element.value, out)
-    elif isinstance(target, cst.StarredElement):
-        _names_of(target.value, out)
 
 
 def _chain_root(node) -> Optional[str]:

@@ -227,6 +227,17 @@ def dotted_name(node) -> Optional[str]:
     return None
 
 
+def target_names(target, out: set) -> None:
+    """Add the names an assignment target binds (`a`, `a, (b, *c)`) to ``out``."""
+    if isinstance(target, cst.Name):
+        out.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            target_names(element.value, out)
+    elif isinstance(target, cst.StarredElement):
+        target_names(target.value, out)
+
+
 def method_name(call: cst.Call) -> Optional[str]:
     """``collect`` for ``x.collect()``; None for a plain function call."""
     func = call.func
