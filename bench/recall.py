@@ -59,7 +59,7 @@ CONCEPT_CODES = {
     "window-no-partition": {"SPK404"},
     "schema-inference": {"SPK405"},
     "collect-list": {"SPK406", "SPK511"},
-    "show-in-code": {"SPK411"},
+    "show-in-code": {"SPK411", "SPK101"},  # SPK101: `show(n=df.count())` brings every row to the driver
     "select-star": {"SPK501"},
     "hardcoded-partitions": {"SPK408"},
 }
@@ -96,9 +96,8 @@ def corpus_lines(root: str = CORPUS) -> int:
     return total
 
 
-# Rules a user selects by code (like ruff's T201 for print): counted on a line of their own.  SPK411
-# (show-in-code) was one until it learnt the places where showing is the point; it is on by default now.
-OPT_IN: tuple = ()
+# Rules a user selects by code (like ruff's T201 for print): counted on a line of their own.
+OPT_IN: tuple = ("SPK411",)
 
 
 def sparkcheck_findings(root: str = CORPUS) -> list[tuple]:

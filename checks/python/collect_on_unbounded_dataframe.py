@@ -3,7 +3,7 @@ import libcst as cst
 from checks.python._driver import origin, shown, unbounded_receiver
 from checks.python.collect_first_row import first_row_index
 from linter.registry import Invalid, Option, PythonRule, Valid
-from linter.semantic import RDD
+from linter.semantic import RDD, keyword_arg, literal_int, method_name, positional_args
 
 _SETUP = """\
 from pyspark.sql import DataFrame, SparkSession
@@ -17,7 +17,9 @@ class CollectOnUnboundedDataFrame(PythonRule):
     """
     ## What it does
     Finds `collect()` and `toLocalIterator()` on a DataFrame (or an RDD made from
-    files or from a DataFrame) whose number of rows nothing bounds.
+    files or from a DataFrame) whose number of rows nothing bounds, and
+    `show(n=df.count())` (or a literal `n` above `max-rows`), which brings
+    every row to the driver to print it.
 
     A DataFrame is known where it is made (`spark.read...`, `spark.table`,
     `spark.sql`, AWS Glue's `toDF()`, Delta, DLT, pyspark annotations, DataFrame
@@ -84,10 +86,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
     skip_in_tests = True
     name = "collect-on-unbounded-dataframe"
     summary = "`collect()` or `toLocalIterator()` on a DataFrame whose rows nothing bounds"
-    triggers = ("collect", "toLocalIterator")
+    triggers = ("collect", "toLocalIterator", "show")
     options = {"max-rows": Option(100_000, "A `limit(n)` above this does not count as a bound.")}
 
     invalid = (
+        Invalid(_SETUP + 'df = spark.table("sales")\ndf.show(n=df.count(), truncate=False)\n'),
         Invalid(_SETUP + 'IS_SAMPLE = False  # True: train on a sample\ndf = spark.table("orders")\n'
                 'if IS_SAMPLE:\n    df = df.limit(5000)\nrows = df.collect()\n'),
         Invalid(_SETUP + 'events = spark.read.parquet("s3://lake/events")\nrows = events.collect()\n'),
@@ -118,6 +121,7 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Valid(_SETUP + 'user = spark.sql("SELECT current_user() AS u").collect()\n'),
         Valid(_SETUP + 'rows = spark.createDataFrame([(1, "a")], ["id", "v"]).collect()\n'),
         Valid(_SETUP + "rows = spark.range(10).collect()\n"),
+        Valid(_SETUP + 'df = spark.table("sales")\ndf.show(50, truncate=False)\n'),
         Valid(_SETUP + "rows = (spark.read.csv('/data/retail.csv', header=True)\n"
               "        .selectExpr(\"instr(Description, 'GLASS') >= 1 as is_glass\").groupBy('is_glass').count().collect())\n"),
         Valid("import gc\ngc.collect()\n"),
@@ -136,6 +140,9 @@ class CollectOnUnboundedDataFrame(PythonRule):
     def visit_Call(self, node) -> None:
         if first_row_index(self.ctx, node) is not None:
             return  # `collect()[0]`: SPK105 (collect-first-row) says it better
+        if method_name(node) == "show":
+            self._show_everything(node)
+            return
         found = unbounded_receiver(self, node, ("collect", "toLocalIterator"))
         if found is None:
             return
@@ -166,3 +173,27 @@ class CollectOnUnboundedDataFrame(PythonRule):
             message = f"`{name}.toLocalIterator()` still moves every row through the driver: {why}"
             help = "iterate over a bounded DataFrame, or process the rows on the executors (`foreachPartition`, a write)"
         self.ctx.report(self, node, message + origin(self, value, receiver), help=help, start=node.func.attr)
+
+    def _show_everything(self, node: cst.Call) -> None:
+        """`df.show(n=df.count())`, `df.show(10_000_000)`: every row to the driver, to print them."""
+        n = keyword_arg(node, "n")
+        if n is None:
+            args = positional_args(node)
+            n = args[0] if args else None
+        counted = isinstance(n, cst.Call) and method_name(n) == "count" and not n.args
+        many = literal_int(n) if n is not None else None
+        if not counted and (many is None or many <= self.opts["max-rows"]):
+            return
+        found = unbounded_receiver(self, node, ("show",))
+        if found is None:
+            return
+        receiver, value, why = found
+        name = shown(self.ctx, receiver)
+        rows = shown(self.ctx, n) if counted else f"{many:_}"
+        self.ctx.report(
+            self, node,
+            f"`{name}.show({rows})` brings every row of the DataFrame to the driver to print it: {why}"
+            + origin(self, value, receiver),
+            help=f"print a sample (`{name}.show(20)`), or write the rows out with `{name}.write`",
+            start=node.func.attr,
+        )

@@ -27,9 +27,12 @@ class ShowInCode(PythonRule):
     says it shows something (`print_*`, `show_*`, `display_*`, `*debug*`),
     and on rows made on the driver (`spark.createDataFrame([...])`).
 
-    On by default: every other PySpark linter reports a `show()` left in a
-    job, and with the quiet places above what remains is, in the labelled
-    real code of bench/recall.tsv, a leftover each time.
+    Off by default, like ruff's T201 for `print`: select it by its code
+    (`--select SPK411`). `show()` prints 20 rows and computes only what they
+    need (often one partition), so in hand-judged samples of real code most
+    of its findings were demos and examples printing a few rows on purpose.
+    `show(n=df.count())`, which brings every row to the driver, is SPK101's
+    (collect-on-unbounded-dataframe) and on by default.
 
     ## Why is this bad?
     `show()` is an action: in a scheduled job it runs a Spark job whose only
@@ -57,6 +60,7 @@ class ShowInCode(PythonRule):
     code = "SPK411"
     name = "show-in-code"
     summary = "`show()` left in a job runs a Spark job for a log line"
+    explicit = True
     skip_in_tests = True
     triggers = ("show", "display")
     doc_setup = 'orders = spark.table("orders")\n'

@@ -56,7 +56,8 @@ class SqlCollectListAggregation(SqlRule):
                             help=ADVICE)
             return
         select = node.find_ancestor(exp.Select)
-        if select is not None and not select.args.get("group"):
+        # an expression from Python (`F.expr("collect_set(x)")` in `groupBy(...).agg`): its grouping is not here
+        if select is not None and not select.args.get("group") and not self.ctx.expression:
             self.ctx.report(self, node, f"`{name}` builds one in-memory array of every row, in one task", help=ADVICE)
         elif self.ctx.settings.preview:
             # per group: as safe as the groups are small, which the text cannot show
