@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_argument("--exclude", action=_extend("exclude"), help="replace the exclude list")
     files.add_argument("--extend-exclude", action=_extend("extend_exclude"), help="exclude these too")
     files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None)
+    files.add_argument("--extension", action="append", default=None, metavar="SUFFIX:LANGUAGE",
+                       help="read files with this suffix as LANGUAGE, e.g. txt:python (python, pyi, ipynb, sql, "
+                            "spark-defaults, properties, shell, yaml, hadoop-xml); repeat or separate with commas")
     files.add_argument("--stdin-filename", metavar="PATH", help="the path of the code read from standard input")
     files.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     files.add_argument("--cache-dir", metavar="DIR", help="where the cache lives")
@@ -232,6 +235,10 @@ def _overrides(args) -> tuple[dict, Optional[str]]:
         value = getattr(args, flag, None)
         if value is not None:
             overrides[key] = value
+    if getattr(args, "extension", None):
+        from linter.config import parse_extension
+
+        overrides["extension"] = {k: v for value in args.extension for k, v in parse_extension(value).items()}
     if args.target_spark:
         from linter.config import KEYS
 
@@ -275,8 +282,14 @@ def run_check(args) -> int:
     def respect(path):
         return resolver.for_path(path)["respect-gitignore"]
 
+    def extension_for(path):
+        return resolver.for_path(path)["extension"]
+
     force = args.force_exclude if args.force_exclude is not None else cwd_settings["force-exclude"]
-    files = list(discover(paths, exclude_for, respect, force, errors))
+    skipped: list = []
+    files = list(discover(paths, exclude_for, respect, force, errors, extension_for, skipped))
+    for s in skipped:  # a file named on the command line that sparkcheck does not read: said, not a finding
+        sys.stderr.write(f"sparkcheck: {s.path}: {s.message}\n")
     missing = [e for e in errors if e.message == "no such file or directory"]
     if missing:
         raise UsageError(f"{missing[0].path}: no such file or directory")
@@ -438,6 +451,19 @@ def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
     settings = resolver.for_path(path if path != "-" else os.getcwd())
     name = path if path != "-" else "-.py"
     options = ReportOptions(unsafe_fixes=unsafe)
+    if path != "-":
+        from linter.files import skip_reason
+
+        reason = skip_reason(path, settings["extension"], data[:200].decode("utf-8", "replace"))
+        if reason is not None:
+            # As for a file named on the command line: said on stderr, the input passed through unchanged.
+            sys.stderr.write(f"sparkcheck: {path}: {reason}\n")
+            if (args.fix or args.fix_only) and not args.diff:
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+            elif not args.diff:
+                _emit(render(fmt, [], options), args.output_file)
+            return EXIT_CLEAN
     if args.fix or args.fix_only or args.diff:
         result = fix_source(name, data, settings, unsafe)
         for message in result.dropped:

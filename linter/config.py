@@ -78,6 +78,36 @@ def _dialect(value, key, where):
     return text
 
 
+def _extension(value, key, where):
+    """`extension = {txt = "python"}`: read files with that suffix as that language (ruff's `extension`)."""
+    from linter.sources import LANGUAGES
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: `{key}` must be a table of suffix = language, e.g. {{txt = \"python\"}}")
+    out = {}
+    for suffix, language in value.items():
+        name = str(suffix).strip().lstrip(".").lower()
+        if not name or "/" in name:
+            raise ConfigError(f"{where}: `{key}`: {suffix!r} is not a file suffix (write it without the dot: txt)")
+        if language not in LANGUAGES:
+            raise ConfigError(f"{where}: `{key}.{name}` must be one of {', '.join(LANGUAGES)}, not {language!r}")
+        out[name] = language
+    return out
+
+
+def parse_extension(text: str, flag: str = "--extension") -> dict:
+    """`--extension txt:python` (several comma-separated, as ruff writes them) as an `extension` table."""
+    table = {}
+    for item in (v.strip() for v in text.split(",")):
+        if not item:
+            continue
+        suffix, colon, language = item.partition(":")
+        if not colon or not suffix.strip() or not language.strip():
+            raise ConfigError(f"{flag}: {item!r} must be SUFFIX:LANGUAGE, e.g. txt:python")
+        table[suffix.strip()] = language.strip().lower()
+    return _extension(table, "extension", flag)
+
+
 KEYS = {
     "select": _list_of_str,
     "extend-select": _list_of_str,
@@ -102,6 +132,7 @@ KEYS = {
     "dataframe-functions": _list_of_str,
     "sql-schema": _list_of_str,
     "baseline": _str,
+    "extension": _extension,
 }
 DEFAULTS: dict[str, Any] = {
     "select": ["SPK"],
@@ -127,6 +158,7 @@ DEFAULTS: dict[str, Any] = {
     "dataframe-functions": [],
     "sql-schema": [],
     "baseline": "",
+    "extension": {},
 }
 
 
@@ -243,6 +275,15 @@ class Settings:
                 dialect = name
         return dialect
 
+    def language_for(self, path: str):
+        """The language the `extension` setting gives the file's suffix; None: its name decides."""
+        mapping = self.values["extension"]
+        if not mapping:
+            return None
+        from linter.sources import suffix_of
+
+        return mapping.get(suffix_of(path))
+
     def rule_options(self, rule) -> dict:
         opts = {k: o.default for k, o in rule.options.items()}
         opts.update(self.rule_tables.get(rule.code, {}))
@@ -316,7 +357,7 @@ class Settings:
         """Everything about the settings that can change a file's findings (schema files' text too)."""
         if self._fingerprint is None:
             keys = ("preview", "target-spark", "sql-dialect", "per-file-sql-dialect", "max-file-size",
-                    "dataframe-functions", "sql-schema")
+                    "dataframe-functions", "sql-schema", "extension")
             data = {
                 "values": {k: self.values[k] for k in keys},
                 "rules": self.rule_tables,

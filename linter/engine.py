@@ -426,7 +426,7 @@ class UnitResult:
 def run_config(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     """Settings in spark-defaults.conf, spark-submit lines of shell and YAML files, Hadoop XML."""
     from linter import configcheck
-    from linter.sources.sparkconf import from_text
+    from linter.sources.sparkconf import config_sets
 
     if not configcheck.config_rules(codes) or not re.search(r"spark|yarn", unit.text):
         return []
@@ -435,7 +435,8 @@ def run_config(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     def sink(rule, setting, message, help):
         out.append(Diagnostic(rule.code, message, setting.start, setting.end, None, help))
 
-    configcheck.run_rules(from_text(unit.document.path, unit.text), settings, codes, sink)
+    for conf in config_sets(unit.document.path, unit.text, unit.document.language):
+        configcheck.run_rules(conf, settings, codes, sink)
     return out
 
 
@@ -597,7 +598,7 @@ def check_source(path: str, data: bytes, settings) -> list[Finding]:
     """All findings for one file's bytes (what the cache stores)."""
     codes = settings.codes_for(path)
     try:
-        doc = load_document(path, data)
+        doc = load_document(path, data, settings.language_for(path))
     except SourceError as exc:
         if PARSE_ERROR not in codes:
             return []

@@ -125,10 +125,33 @@ class PatternSet:
         return False
 
 
-def is_checkable(path: str) -> bool:
-    from linter.sources.sparkconf import is_config_file
+def is_checkable(path: str, extension: Optional[dict] = None) -> bool:
+    """Whether discovery picks the file: by its name alone (and the `extension` mapping), never its content."""
+    from linter.sources import language_of
 
-    return path.lower().endswith(EXTENSIONS) or is_config_file(path)
+    return path.lower().endswith(EXTENSIONS) or language_of(path, extension) is not None
+
+
+def skip_reason(path: str, extension: Optional[dict] = None, head: Optional[str] = None) -> Optional[str]:
+    """Why a file named on the command line is not checked (None: it is): a suffix sparkcheck does not read,
+    or no suffix and no `#!` line naming python or a shell (``head``, the file's start, is read from the file
+    when not given: only a file without a suffix is opened, for one line)."""
+    from linter.sources import KNOWN_NAMES, LANGUAGES, language_of, suffix_of
+
+    suffix = suffix_of(path)
+    if not suffix and head is None:
+        try:
+            with open(path, "rb") as f:
+                head = f.readline(200).decode("utf-8", "replace")
+        except OSError:
+            return None  # reading it fails later, with its own message
+    if language_of(path, extension, head) is not None:
+        return None
+    known = ", ".join(KNOWN_NAMES)
+    if not suffix:
+        return (f"skipped: no suffix, and no #! line naming python or a shell; sparkcheck reads {known}")
+    return (f"skipped: .{suffix} is not a file type sparkcheck reads ({known}); to check it, map the suffix: "
+            f"--extension {suffix}:LANGUAGE, one of {', '.join(LANGUAGES)}")
 
 
 @dataclass
@@ -143,16 +166,24 @@ def discover(
     respect_gitignore: Callable[[str], bool],
     force_exclude: bool,
     errors: list,
+    extension_for: Optional[Callable[[str], dict]] = None,
+    skipped: Optional[list] = None,
 ) -> Iterator[str]:
-    """Yield the files to check, in a stable order; unreadable places go to ``errors``."""
+    """Yield the files to check, in a stable order; unreadable places go to ``errors``.
+
+    In directories a file is picked by its name (``is_checkable``, with the `extension` mapping that
+    ``extension_for`` gives for its directory). A file named explicitly is checked unless sparkcheck does not
+    read its type: with ``skipped`` given, it goes there as a DiscoveryError saying why.
+    """
     seen: set[str] = set()
+    extension_for = extension_for or (lambda path: {})
     for given in paths:
         if os.path.isdir(given):
             top = os.path.abspath(given)
             if force_exclude and exclude_for(top).matches_any(top, True):
                 continue
             ignores = _parent_gitignores(top) if respect_gitignore(top) else []
-            yield from _walk(top, given, exclude_for, respect_gitignore, ignores, errors, seen)
+            yield from _walk(top, given, exclude_for, respect_gitignore, ignores, errors, seen, extension_for)
         elif os.path.lexists(given):
             absolute = os.path.abspath(given)
             if force_exclude and (
@@ -160,6 +191,11 @@ def discover(
                 or (respect_gitignore(absolute) and _ignored_by_git(absolute))
             ):
                 continue
+            if skipped is not None and os.path.isfile(absolute):
+                reason = skip_reason(absolute, extension_for(absolute))
+                if reason is not None:
+                    skipped.append(DiscoveryError(given, reason))
+                    continue
             if absolute not in seen:
                 seen.add(absolute)
                 yield given
@@ -205,7 +241,7 @@ def _ignored_by_git(path: str) -> bool:
     return False
 
 
-def _walk(top, shown, exclude_for, respect_gitignore, ignores, errors, seen) -> Iterator[str]:
+def _walk(top, shown, exclude_for, respect_gitignore, ignores, errors, seen, extension_for) -> Iterator[str]:
     stack = [(top, shown, ignores)]
     while stack:
         directory, shown_dir, inherited = stack.pop()
@@ -219,13 +255,14 @@ def _walk(top, shown, exclude_for, respect_gitignore, ignores, errors, seen) -> 
             errors.append(DiscoveryError(shown_dir, f"cannot read directory: {exc.strerror or exc}"))
             continue
         excludes = exclude_for(directory)
+        extension = extension_for(directory)
         subdirs = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if not is_dir and not is_checkable(entry.name):
+            if not is_dir and not is_checkable(entry.name, extension):
                 continue
             path = entry.path
             if excludes.match(path, is_dir):

@@ -33,6 +33,7 @@ class FixResult:
     fixed: Optional[bytes] = None  # None: nothing changed
     applied: Counter = field(default_factory=Counter)
     dropped: list[str] = field(default_factory=list)
+    language: Optional[str] = None  # what the file is read as, when the `extension` setting says
 
     @property
     def changed(self) -> bool:
@@ -95,9 +96,9 @@ def _with_edits(doc: Document, edits) -> Document:
                 cell[key] = source_strings(cell[key], cell_edits, new)
             else:
                 cell[key] = new
-        return load_document(doc.path, dump_notebook(doc, nb).encode("utf-8"))
+        return load_document(doc.path, dump_notebook(doc, nb).encode("utf-8"), doc.language)
     text = _apply(doc.text, [(s, e, c) for _, s, e, c in edits], _newline(doc.text))
-    return load_document(doc.path, encode(doc, text))
+    return load_document(doc.path, encode(doc, text), doc.language)
 
 
 def source_strings(strings: list, edits, new: str) -> list:
@@ -198,9 +199,9 @@ def render(doc: Document) -> bytes:
 
 
 def fix_source(path: str, data: bytes, settings, unsafe: bool) -> FixResult:
-    result = FixResult(path, data)
+    result = FixResult(path, data, language=settings.language_for(path))
     try:
-        doc = load_document(path, data)
+        doc = load_document(path, data, result.language)
     except SourceError:
         return result
     codes = settings.codes_for(path)
@@ -335,8 +336,8 @@ def write_atomic(path: str, data: bytes) -> None:
 
 def unified_diff(result: FixResult) -> str:
     try:
-        old_doc = load_document(result.path, result.original)
-        new_doc = load_document(result.path, result.fixed or result.original)
+        old_doc = load_document(result.path, result.original, result.language)
+        new_doc = load_document(result.path, result.fixed or result.original, result.language)
     except SourceError:
         return ""
     if old_doc.kind == "ipynb":

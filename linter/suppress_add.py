@@ -41,7 +41,7 @@ def add_noqa(findings, resolver) -> int:
         try:
             with open(path, "rb") as fh:
                 data = fh.read()
-            doc = load_document(path, data)
+            doc = load_document(path, data, resolver.for_path(path).language_for(path))
         except (OSError, SourceError):
             continue
         wanted: dict = {}

@@ -174,3 +174,81 @@ def test_advice_follows_target_spark(tmp_path, run):
     assert "use `df.isEmpty()`" in run("check", tmp_path, "--no-cache", "--target-spark", "3.5").out
     old = run("check", tmp_path, "--no-cache", "--target-spark", "3.2").out
     assert "len(df.head(1)) == 0" in old and "isEmpty()` needs Spark 3.3" in old
+
+
+CLUSTER = "capacity-scheduler:yarn.scheduler.capacity.resource-calculator=" \
+          "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator\n"
+EMPTINESS = "df = spark.table('t')\nif df.count() > 0:\n    pass\n"
+
+
+def test_unknown_suffix_on_the_command_line_is_skipped_with_one_line(tmp_path, run):
+    write(tmp_path / "cluster.txt", CLUSTER)
+    write(tmp_path / "job.py", GOOD)
+    r = run("check", "cluster.txt", "job.py", "--no-cache", cwd=tmp_path)
+    assert r.code == 0 and r.out == "All checks passed!\n" and "SPK001" not in r.out
+    [line] = r.err.splitlines()
+    assert line.startswith("sparkcheck: cluster.txt: skipped: .txt is not a file type sparkcheck reads (.py, ")
+    assert "--extension txt:LANGUAGE" in line and "properties" in line
+    write(tmp_path / "job.py", BAD)  # the exit code is the findings', whatever was skipped
+    assert run("check", "cluster.txt", "job.py", "--no-cache", cwd=tmp_path).code == 1
+    # Machine formats keep stdout theirs.
+    r = run("check", "cluster.txt", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    assert r.code == 0 and json.loads(r.out) == [] and r.err.count("\n") == 1
+    # Directories pick files by name: an unknown suffix there is passed over silently, and not read.
+    r = run("check", ".", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    assert r.err == "" and "cluster.txt" not in r.out
+
+
+def test_files_without_a_suffix_are_read_by_their_shebang(tmp_path, run):
+    write(tmp_path / "bin" / "nightly", "#!/usr/bin/env python3\n" + BAD)
+    write(tmp_path / "bin" / "submit", "#!/bin/bash\nspark-submit --master yarn-cluster job.py\n")
+    write(tmp_path / "bin" / "NOTES", "rows = collect everything\n")
+    r = run("check", "bin/nightly", "bin/submit", "bin/NOTES", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    assert "bin/nightly:4:30: SPK101" in r.out and "bin/submit:2:23: SPK804" in r.out and "SPK001" not in r.out
+    assert r.err == "sparkcheck: bin/NOTES: skipped: no suffix, and no #! line naming python or a shell; " \
+                    "sparkcheck reads .py, .pyi, .ipynb, .sql, spark-defaults*.conf, .properties, .sh, .bash, .yml, " \
+                    ".yaml, capacity-scheduler.xml, yarn-site.xml\n"
+    assert run("check", "bin", "--no-cache", cwd=tmp_path).code == 0  # discovery never opens them
+
+
+def test_extension_maps_a_suffix_to_a_language(tmp_path, run):
+    write(tmp_path / "conf" / "cluster.txt", CLUSTER)
+    write(tmp_path / "jobs" / "report.spark", EMPTINESS)
+    write(tmp_path / "sql" / "q.hql", "SELECT * FROM t\n")
+    args = ("--no-cache", "--output-format", "concise")
+    r = run("check", ".", *args, "--extension", "txt:properties", "--extension", "spark:python,HQL:sql", cwd=tmp_path)
+    assert "conf/cluster.txt:1:64: SPK811" in r.out and "sql/q.hql:1:8: SPK501" in r.out
+    assert "jobs/report.spark:2:" in r.out and r.err == ""
+    # The same mapping in the configuration; the cache knows the language a file was read as.
+    write(tmp_path / "pyproject.toml", '[tool.sparkcheck]\nextension = {txt = "properties", spark = "python"}\n')
+    r = run("check", ".", "--output-format", "concise", cwd=tmp_path)
+    assert "conf/cluster.txt:1:64: SPK811" in r.out and "jobs/report.spark:2:" in r.out and "q.hql" not in r.out
+    r = run("check", ".", "--output-format", "concise", "--extension", "txt:sql", cwd=tmp_path)
+    assert "SPK811" not in r.out and "conf/cluster.txt:1:24: SPK001 cannot parse SQL" in r.out  # not SQL
+    # Fixes re-read the file as the same language.
+    r = run("check", "jobs/report.spark", "--no-cache", "--fix", cwd=tmp_path)
+    assert r.code == 0 and "isEmpty()" in open(tmp_path / "jobs" / "report.spark").read()
+
+
+def test_bad_extension_values_are_one_line_exit_2(tmp_path, run):
+    write(tmp_path / "a.py", GOOD)
+    for flag in ("txt", "txt:cobol", ":python"):
+        r = run("check", ".", "--extension", flag, cwd=tmp_path)
+        assert r.code == 2 and r.err.count("\n") == 1 and r.err.startswith("sparkcheck: error: --extension"), flag
+    write(tmp_path / "sparkcheck.toml", 'extension = {txt = "cobol"}\n')
+    r = run("check", ".", cwd=tmp_path)
+    assert r.code == 2 and r.err.count("\n") == 1 and "`extension.txt` must be one of python, pyi, ipynb" in r.err
+    write(tmp_path / "sparkcheck.toml", 'extension = ["txt"]\n')
+    r = run("check", ".", cwd=tmp_path)
+    assert r.code == 2 and r.err.count("\n") == 1 and "`extension` must be a table" in r.err
+
+
+def test_stdin_with_an_unknown_suffix(run):
+    r = run("check", "-", "--stdin-filename", "cluster.txt", "--output-format", "concise", stdin=CLUSTER)
+    assert r.code == 0 and r.out == "All checks passed!\n"
+    assert r.err.startswith("sparkcheck: cluster.txt: skipped: .txt is not") and r.err.count("\n") == 1
+    r = run("check", "-", "--stdin-filename", "cluster.txt", "--fix", stdin=CLUSTER)
+    assert r.code == 0 and r.out == CLUSTER  # an editor's buffer comes back as it was
+    r = run("check", "-", "--stdin-filename", "cluster.txt", "--extension", "txt:properties",
+            "--output-format", "concise", stdin=CLUSTER)
+    assert r.code == 1 and "cluster.txt:1:64: SPK811" in r.out and r.err == ""

@@ -168,3 +168,62 @@ def test_sql_schema_file(tmp_path, run):
     write(tmp_path / "ddl" / "a" / "t.sql", "CREATE TABLE t (id BIGINT, zip STRING);\n")
     write(tmp_path / "sparkcheck.toml", "sql-schema = ['ddl/**/*.sql']\n")
     assert "q.sql:1:24: SPK513" in run("check", "q.sql", "--output-format", "concise", cwd=tmp_path).out
+
+
+# Dataproc and Yandex Data Processing cluster properties: `prefix:key=value`, the key read without its prefix.
+CALCULATOR = "capacity-scheduler:yarn.scheduler.capacity.resource-calculator=" \
+             "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"
+CLUSTER_FORMATS = {
+    "cluster.properties": f"# Yandex Data Processing component properties\n{CALCULATOR}\nspark:spark.executor.cores=8\n",
+    "gcloud_equals.sh": f"gcloud dataproc clusters create etl \\\n    --region=europe-west1 \\\n"
+                        f"    --properties={CALCULATOR},spark:spark.executor.cores=8\n",
+    "gcloud_quoted.sh": f"gcloud dataproc clusters create etl --properties '{CALCULATOR},spark:spark.executor.cores=8'\n",
+    "gcloud_delimiter.sh": f"gcloud beta dataproc clusters create etl \\\n  --properties=^#^spark:spark.jars=a.jar,b.jar#{CALCULATOR}\n",
+    "yc.sh": f'yc dataproc cluster create analytics \\\n   --zone=ru-central1-a \\\n   --property "{CALCULATOR}"\n',
+    "ci.yml": f"jobs:\n  create:\n    steps:\n      - run: |\n          gcloud dataproc clusters create staging \\\n"
+              f"            --properties={CALCULATOR}\n      - run: yc dataproc cluster create s --property {CALCULATOR}\n",
+}
+
+
+def _positions(text, needle):
+    out = []
+    start = text.find(needle)
+    while start != -1:
+        before = text[:start]
+        out.append((before.count("\n") + 1, start - (before.rfind("\n") + 1) + 1))
+        start = text.find(needle, start + 1)
+    return out
+
+
+def test_cluster_properties_reach_the_config_rules_at_their_values(tmp_path, run):
+    for name, text in CLUSTER_FORMATS.items():
+        write(tmp_path / name, text)
+        r = run("check", name, "--no-cache", "--output-format", "json", "--select", "SPK811", cwd=tmp_path)
+        found = [(f["location"]["row"], f["location"]["column"]) for f in __import__("json").loads(r.out)]
+        assert found == _positions(text, "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"), name
+        assert r.err == "", name
+
+
+def test_each_cluster_command_is_its_own_cluster_definition(tmp_path, run):
+    # Cores of one cluster are not weighed against the memory of another (SPK806 heap per core).
+    write(tmp_path / "two.sh", "gcloud dataproc clusters create a --properties=spark:spark.executor.cores=8\n"
+                               "yc dataproc cluster create b --property spark:spark.executor.memory=4g\n")
+    assert "SPK806" not in run("check", "two.sh", "--no-cache", "--output-format", "concise", cwd=tmp_path).out
+    write(tmp_path / "one.sh", "yc dataproc cluster create b --property spark:spark.executor.cores=8 \\\n"
+                               "  --property=spark:spark.executor.memory=4g\n")
+    r = run("check", "one.sh", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    assert "one.sh:2:42: SPK806" in r.out  # the memory, 4g
+    # A cluster runs Spark on YARN: event logging switched off there is a cluster's (SPK809); not with a local master.
+    write(tmp_path / "log.sh", "gcloud dataproc clusters create a --properties=spark:spark.eventLog.enabled=false\n")
+    assert "log.sh:1:77: SPK809" in run("check", "log.sh", "--no-cache", "--output-format", "concise", cwd=tmp_path).out
+    write(tmp_path / "local.properties", "spark:spark.master=local[4]\nspark:spark.eventLog.enabled=false\n")
+    assert run("check", "local.properties", "--no-cache", cwd=tmp_path).code == 0
+
+
+def test_properties_files_that_are_not_spark_settings(tmp_path, run):
+    # Java's own .properties files: ISO 8859-1 text, other keys, `:` separators; nothing to say about them.
+    write(tmp_path / "messages_de.properties", "greeting=Gr\xfc\xdfe\nlabel.size: gro\xdf\n".encode("latin-1"), mode="wb")
+    write(tmp_path / "log4j.properties", "log4j.rootCategory=WARN, console\nlog4j.logger.org.apache.spark=WARN\n")
+    write(tmp_path / "unknown.properties", "zeppelin:zeppelin.spark.maxResult=0\nspark.executor.cores: 2\n")
+    r = run("check", ".", "--no-cache", cwd=tmp_path)
+    assert r.code == 0 and r.out == "All checks passed!\n" and r.err == ""

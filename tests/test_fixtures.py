@@ -97,4 +97,4 @@ def test_corpus_covers_every_rule_and_kind():
     covered_elsewhere |= {"SPK701", "SPK702", "SPK703", "SPK704", "SPK705", "SPK706", "SPK707", "SPK708",
                           "SPK709", "SPK710"}
     assert {r.code for r in all_rules()} - covered_elsewhere <= codes
-    assert kinds == {".py", ".ipynb", ".sql", ".txt", ".conf", ".sh", ".yaml", ".xml"}
+    assert kinds == {".py", ".ipynb", ".sql", ".txt", ".conf", ".sh", ".yaml", ".yml", ".xml", ".properties"}

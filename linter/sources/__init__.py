@@ -10,6 +10,8 @@ or cell and row within the cell for Jupyter notebooks.
 from __future__ import annotations
 
 import bisect
+import os
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -17,7 +19,8 @@ from linter.diagnostics import Location
 
 PYTHON = "python"
 SQL = "sql"
-CONFIG = "config"  # spark-defaults.conf, shell scripts and YAML with spark-submit, Hadoop XML
+CONFIG = "config"  # spark-defaults.conf, cluster .properties, shell scripts and YAML, Hadoop XML
+CONFIG_LANGUAGES = ("spark-defaults", "properties", "shell", "yaml", "hadoop-xml")
 
 
 class SourceError(Exception):
@@ -123,6 +126,7 @@ class Document:
     encoding: str = "utf-8"
     bom: bool = False
     notebook: Optional[dict] = None  # parsed .ipynb JSON
+    language: Optional[str] = None  # what it was read as (one of LANGUAGES), for re-reading it the same way
     _file_lines: Optional[list[str]] = None
 
     @property
@@ -148,37 +152,99 @@ def is_test_path(path: str) -> bool:
             or "/tests/" in f"/{path}" or "/test/" in f"/{path}")
 
 
-def load_document(path: str, data: bytes) -> Document:
-    """Decode and split a file into units; raises SourceError when it cannot."""
+# The languages a file can be read as (`--extension SUFFIX:LANGUAGE`, `extension = {SUFFIX = "LANGUAGE"}`).
+# The config formats name the settings file they read; `pyi` is Python, as ruff has it.
+LANGUAGES = ("python", "pyi", "ipynb", "sql", "spark-defaults", "properties", "shell", "yaml", "hadoop-xml")
+# What a file is read as by its name alone, for messages (see ``language_of``).
+KNOWN_NAMES = (".py", ".pyi", ".ipynb", ".sql", "spark-defaults*.conf", ".properties", ".sh", ".bash", ".yml",
+               ".yaml", "capacity-scheduler.xml", "yarn-site.xml")
+_SHEBANG = re.compile(r"#![ \t]*(?:\S*/)?(?:env(?:[ \t]+-\S+)*[ \t]+(?:\S*/)?)?(python|pypy|sh|bash|zsh|ksh|dash)[\d.]*(?:\s|$)")
+
+
+def suffix_of(path: str) -> str:
+    """The last suffix of a file name, lower case, without its dot (`Cluster.TXT` -> `txt`; none -> ``""``)."""
+    name = os.path.basename(path)
+    return os.path.splitext(name)[1][1:].lower()
+
+
+def language_of(path: str, extension: Optional[dict] = None, head: Optional[str] = None) -> Optional[str]:
+    """What sparkcheck reads a file as: the `extension` mapping of its suffix, else its name, else (a file
+    without a suffix) its `#!` line when ``head`` (the start of its text) is known; None: a file it does not read.
+
+    Nothing unknown is read as Python: a suffix sparkcheck does not know is skipped unless mapped.
+    """
+    suffix = suffix_of(path)
+    if extension and suffix in extension:
+        return extension[suffix]
+    name = os.path.basename(path).lower()
+    if suffix in ("py", "pyi", "ipynb", "sql"):
+        return {"py": "python"}.get(suffix, suffix)
+    if name.startswith("spark-defaults") and suffix == "conf":
+        return "spark-defaults"
+    if suffix == "properties":
+        return "properties"
+    if suffix in ("sh", "bash"):
+        return "shell"
+    if suffix in ("yml", "yaml"):
+        return "yaml"
+    if name in ("capacity-scheduler.xml", "yarn-site.xml"):
+        return "hadoop-xml"
+    if not suffix and head is not None:
+        m = _SHEBANG.match(head.lstrip("\ufeff"))
+        if m:
+            return "python" if m.group(1) in ("python", "pypy") else "shell"
+    return None
+
+
+def load_document(path: str, data: bytes, language: Optional[str] = None) -> Document:
+    """Decode and split a file into units; raises SourceError when it cannot.
+
+    ``language`` (one of LANGUAGES) says what to read the file as; by default its name (and for a file
+    without a suffix, its `#!` line) decides, and what is still unknown is read as Python, as callers
+    that name no language (the API, tests) always had it. The command line skips unknown files before.
+    """
     from linter.sources.python import decode
 
-    lower = path.lower()
-    if lower.endswith(".ipynb"):
+    if language is None:
+        language = language_of(path, head=data[:200].decode("utf-8", "replace") if "." not in
+                               os.path.basename(path) else None) or "python"
+    if language == "ipynb":
         from linter.sources.notebook import load_ipynb
 
-        return load_ipynb(path, data)
-    text, encoding, bom = decode(data)
-    from linter.sources.sparkconf import is_config_file
-
-    if is_config_file(path):
-        doc = Document(path, "config", text, encoding=encoding, bom=bom)
+        doc = load_ipynb(path, data)
+        doc.language = language
+        return doc
+    if language in CONFIG_LANGUAGES:
+        try:
+            text, encoding, bom = decode(data)
+        except SourceError:
+            if language != "properties" or b"\x00" in data[:8192]:
+                raise
+            # Java reads .properties files as ISO 8859-1: a Latin-1 properties file is not a broken one.
+            text, encoding, bom = data.decode("latin-1"), "latin-1", False
+        doc = Document(path, "config", text, encoding=encoding, bom=bom, language=language)
         doc.units.append(Unit(CONFIG, text, doc))
         return doc
-    if lower.endswith(".sql"):
+    text, encoding, bom = decode(data)
+    if language == "sql":
         from linter.sources.notebook import is_databricks_export, is_databricks_sql, load_databricks_sql
 
         if is_databricks_sql(text) or is_databricks_export(text, "--"):
-            return load_databricks_sql(path, text, encoding, bom)
-        doc = Document(path, "sql", text, encoding=encoding, bom=bom)
+            doc = load_databricks_sql(path, text, encoding, bom)
+            doc.language = language
+            return doc
+        doc = Document(path, "sql", text, encoding=encoding, bom=bom, language=language)
         doc.units.append(Unit(SQL, text, doc))
         return doc
     from linter.sources.notebook import DATABRICKS_HEADER, FABRIC_HEADER, is_databricks_export, load_databricks
 
     head = text.lstrip("\ufeff")
     if head.startswith(DATABRICKS_HEADER) or is_databricks_export(text, "#"):
-        return load_databricks(path, text, encoding, bom)
-    if head.startswith(FABRIC_HEADER):
-        return load_databricks(path, text, encoding, bom, fabric=True)
-    doc = Document(path, "python", text, encoding=encoding, bom=bom)
-    doc.units.append(Unit(PYTHON, text, doc))
+        doc = load_databricks(path, text, encoding, bom)
+    elif head.startswith(FABRIC_HEADER):
+        doc = load_databricks(path, text, encoding, bom, fabric=True)
+    else:
+        doc = Document(path, "python", text, encoding=encoding, bom=bom)
+        doc.units.append(Unit(PYTHON, text, doc))
+    doc.language = language
     return doc

@@ -10,7 +10,10 @@
   `--master`, `--executor-memory`, `--executor-cores`, `--driver-memory`,
   `--num-executors`; and in YAML, `spark.*: value` keys (a `sparkConf:` map).
 - Hadoop XML (`capacity-scheduler.xml`, `yarn-site.xml`): `<name>`/`<value>` pairs.
-- Properties written `prefix:key=value` (Dataproc's `capacity-scheduler:yarn...`).
+- Cluster properties written `prefix:key=value` (Dataproc, Yandex Data Processing: `spark:spark.executor.cores=8`,
+  `capacity-scheduler:yarn.scheduler.capacity.resource-calculator=...`), the key read without its prefix:
+  `.properties` files, and the `--properties` of `gcloud dataproc clusters create` (also gcloud's `^#^`
+  delimiter) and `--property` of `yc dataproc cluster create` in shell scripts and YAML, one set per command.
 - an event log's environment (Spark Properties), read by linter/sources/app.py.
 
 Each setting keeps where its value is written (offsets into the text, or a
@@ -59,7 +62,7 @@ class Setting:
 class ConfigSet:
     """The settings of one source, in the order they are written (the last one of a key wins)."""
 
-    kind: str  # "python", "defaults", "submit", "yaml", "xml", "eventlog"
+    kind: str  # "python", "defaults", "submit", "yaml", "xml", "properties", "cluster" (cluster properties), "eventlog"
     settings: list = field(default_factory=list)
     object_store_writes: bool = False  # the same source writes to s3://, gs://, abfss:// ...
     uses_rdd: bool = False
@@ -87,40 +90,229 @@ class ConfigSet:
 
 
 def is_config_file(path: str) -> bool:
-    name = os.path.basename(path).lower()
-    return (name.startswith("spark-defaults") and name.endswith(".conf")) or \
-        name.endswith((".sh", ".bash", ".yml", ".yaml")) or name in ("capacity-scheduler.xml", "yarn-site.xml")
+    """A settings file by its name: spark-defaults*.conf, .properties, shell, YAML, capacity-scheduler.xml, yarn-site.xml."""
+    from linter.sources import CONFIG_LANGUAGES, language_of
+
+    return language_of(path) in CONFIG_LANGUAGES
 
 
-def _kind(path: str) -> str:
-    name = os.path.basename(path).lower()
-    if name.endswith(".conf"):
-        return "defaults"
-    if name.endswith(".xml"):
-        return "xml"
-    if name.endswith((".yml", ".yaml")):
-        return "yaml"
-    return "submit"
+# What a config language is read as (ConfigSet.kind).
+_KINDS = {"spark-defaults": "defaults", "properties": "properties", "shell": "submit", "yaml": "yaml",
+          "hadoop-xml": "xml"}
 
 
-def from_text(path: str, text: str) -> ConfigSet:
-    kind = _kind(path)
-    conf = ConfigSet(kind, object_store_writes=mentions_object_store(text), uses_rdd=False)
+def _kind(path: str, language: Optional[str] = None) -> str:
+    from linter.sources import language_of
+
+    return _KINDS.get(language or language_of(path) or "", "submit")
+
+
+def from_text(path: str, text: str, language: Optional[str] = None) -> ConfigSet:
+    """All the settings of a config file in one set, cluster definitions in it included (see ``config_sets``)."""
+    sets = config_sets(path, text, language)
+    if len(sets) == 1:
+        return sets[0]
+    merged = ConfigSet(sets[0].kind, object_store_writes=sets[0].object_store_writes)
+    for conf in sets:
+        for setting in conf.settings:
+            merged.add(setting)
+    return merged
+
+
+def config_sets(path: str, text: str, language: Optional[str] = None) -> list:
+    """The settings of a config file, one ConfigSet per cluster they configure.
+
+    The file's own settings (spark-defaults lines, spark-submit options, YAML keys, XML pairs, the lines
+    of a .properties file) are one set; each `gcloud dataproc clusters create` or `yc dataproc cluster
+    create` command is a set of its own, so the rules that weigh one setting against another (cores
+    against memory) read both from the same cluster definition.
+    """
+    kind = _kind(path, language)
+    store = mentions_object_store(text)
+    conf = ConfigSet(kind, object_store_writes=store, uses_rdd=False)
+    clusters: list = []
     if kind == "defaults":
         for m in re.finditer(r"(?m)^[ \t]*(spark\.[\w.\-]+)(?:[ \t]*=[ \t]*|[ \t]+)(\S[^\n#]*?)[ \t]*$", text):
             conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
     elif kind == "xml":
         for m in re.finditer(r"<name>\s*([^<\s]+)\s*</name>\s*<value>\s*([^<]*?)\s*</value>", text):
             conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2) if m.group(2) else m.start(2)))
+    elif kind == "properties":
+        _properties_file(text, conf)
     else:
         _submit_lines(text, conf)
         if kind == "yaml":
             for m in re.finditer(r"(?m)^[ \t-]*[\"']?(spark\.[\w.\-]+)[\"']?[ \t]*:[ \t]*[\"']?([^\"'\n#]+?)[\"']?"
                                  r"[ \t]*(?:#.*)?$", text):
                 conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
-    for m in re.finditer(r"\b(?:capacity-scheduler|yarn):(yarn\.[\w.\-]+)=([\w.$]+)", text):
-        conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
-    return conf
+        clusters = _cluster_commands(text, store)
+    if kind != "properties":
+        # `capacity-scheduler:yarn...=...` written outside a command sparkcheck reads (a Makefile line, a comment).
+        spans = [c.span for c in clusters]
+        for m in re.finditer(r"\b(?:capacity-scheduler|yarn):(yarn\.[\w.\-]+)=([\w.$]+)", text):
+            if not any(start <= m.start() < end for start, end in spans):
+                conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
+    return [conf, *clusters]
+
+
+# The file prefixes of Dataproc's and Yandex Data Processing's cluster properties (`spark:spark.executor.cores`):
+# which settings file a property goes to. The key without its prefix is the setting the rules read.
+PROPERTY_PREFIXES = ("spark", "spark-env", "yarn", "capacity-scheduler", "core", "hdfs", "mapred", "hive", "livy",
+                     "dataproc")
+_PROPERTY = re.compile(r"([a-z][a-z0-9-]*):([^\s=:]+)=")
+_PROPERTY_LINE = re.compile(r"(?m)^[ \t]*(?:([a-z][a-z0-9-]*):)?([A-Za-z_][\w.\-]*)([ \t]*[=:][ \t]*|[ \t]+)(.*?)[ \t\r]*$")
+
+
+def _properties_file(text: str, conf: ConfigSet) -> None:
+    """A .properties file: `prefix:key=value` lines (Dataproc, Yandex Data Processing), or plain `spark.*`
+    and `yarn.*` keys (spark-submit's --properties-file). `#` and `!` lines are comments."""
+    prefixed = False
+    for m in _PROPERTY_LINE.finditer(text):
+        prefix, key, separator, value = m.group(1), m.group(2), m.group(3), m.group(4)
+        if prefix is not None:
+            if prefix not in PROPERTY_PREFIXES or "=" not in separator:
+                continue
+            prefixed = True
+        elif not key.startswith(("spark.", "yarn.")):
+            continue
+        conf.add(Setting(key, value, m.start(4), m.end(4)))
+    if prefixed:
+        # Cluster properties: Dataproc and Yandex Data Processing run Spark on YARN, and the cluster's
+        # spark-defaults.conf says `spark.master yarn` unless a `spark:spark.master` property says otherwise.
+        conf.kind = "cluster"
+        if conf.master is None:
+            conf.master = "yarn"
+
+
+class _Cluster(ConfigSet):
+    span: tuple = (0, 0)  # where the command is written
+
+
+# `gcloud [alpha|beta] dataproc clusters create NAME ... --properties=...`, `yc dataproc cluster create ... --property ...`
+_CLUSTER_COMMAND = re.compile(r"\b(?:gcloud(?:[ \t]+(?:alpha|beta))?[ \t]+dataproc[ \t]+clusters[ \t]+create"
+                              r"|yc[ \t]+dataproc[ \t]+cluster[ \t]+create)\b")
+_PROPERTY_FLAGS = ("--properties", "--property")
+
+
+def _cluster_commands(text: str, store: bool) -> list:
+    if "dataproc" not in text:
+        return []
+    out = []
+    for m in _CLUSTER_COMMAND.finditer(text):
+        end = _command_end(text, m.end())
+        before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        # A command inside a quoted YAML string (`- "gcloud dataproc ..."`) ends at the closing quote.
+        for quote in ("\"", "'"):
+            if before.count(quote) % 2 == 1:
+                close = text.rfind(quote, m.end(), end)
+                if close != -1:
+                    end = close
+        conf = _Cluster("cluster", object_store_writes=store)
+        conf.master = "yarn"  # both run Spark on YARN (see _properties_file)
+        conf.span = (m.start(), end)
+        words = _shell_words(text, m.end(), end)
+        for i, (word, offsets) in enumerate(words):
+            flag, eq, inline = word.partition("=")
+            if flag not in _PROPERTY_FLAGS:
+                continue
+            if eq:
+                value, where = inline, offsets[len(flag) + 1:]
+            elif i + 1 < len(words) and not words[i + 1][0].startswith("--"):
+                value, where = words[i + 1]
+            else:
+                continue
+            _property_list(value, where, conf, gcloud=flag == "--properties")
+        if conf.get("spark.master") is not None:
+            conf.master = conf.get("spark.master").value
+        out.append(conf)
+    return out
+
+
+def _property_list(value: str, where: list, conf: ConfigSet, gcloud: bool) -> None:
+    """`prefix:key=value,prefix:key=value`; gcloud's `^#^` at the start changes the delimiter (`gcloud topic
+    escaping`). A piece that is not `prefix:key=...` continues the value before it (`spark:spark.jars=a.jar,b.jar`)."""
+    delimiter, start = ",", 0
+    if gcloud and value.startswith("^"):
+        close = value.find("^", 1)
+        if close > 1:
+            delimiter, start = value[1:close], close + 1
+    items: list = []  # [prefix, key, value start, value end], indexes into ``value``
+    i = start
+    while i <= len(value):
+        cut = value.find(delimiter, i)
+        cut = len(value) if cut == -1 else cut
+        m = _PROPERTY.match(value, i, cut)
+        if m:
+            items.append([m.group(1), m.group(2), m.end(), cut])
+        elif items:
+            items[-1][3] = cut
+        i = cut + len(delimiter)
+    for prefix, key, s, e in items:
+        if prefix not in PROPERTY_PREFIXES or not where:
+            continue
+        at = where[s] if s < len(where) else where[-1] + 1
+        stop = where[e - 1] + 1 if e > s else at
+        conf.add(Setting(key, value[s:e], at, stop))
+
+
+def _command_end(text: str, end: int) -> int:
+    """The end of the command line that goes on at ``end``: continuation lines (`\\` at the end) joined."""
+    while True:
+        newline = text.find("\n", end)
+        if newline == -1:
+            return len(text)
+        if text[end:newline].rstrip().endswith("\\"):
+            end = newline + 1
+            continue
+        return newline
+
+
+def _shell_words(text: str, start: int, end: int) -> list:
+    """The shell words between two offsets: (the word without its quotes, the offset in ``text`` of each of
+    its characters). Knows `'...'`, `"..."` (with `\\"`), `\\`-newline continuations and `#` comments."""
+    words: list = []
+    chars: list = []
+    offsets: list = []
+    i = start
+    in_word = False
+    while i < end:
+        c = text[i]
+        if c == "\\" and text.startswith(("\n", "\r\n"), i + 1):
+            i += 2 if text[i + 1] == "\n" else 3
+            continue
+        if c in " \t\r\n":
+            if in_word:
+                words.append(("".join(chars), offsets))
+                chars, offsets, in_word = [], [], False
+            i += 1
+            continue
+        if c == "#" and not in_word:
+            newline = text.find("\n", i, end)
+            if newline == -1:
+                break
+            i = newline
+            continue
+        in_word = True
+        if c in "'\"":
+            close = i + 1
+            while close < end and text[close] != c:
+                close += 2 if c == '"' and text[close] == "\\" else 1
+            close = min(close, end)
+            k = i + 1
+            while k < close:
+                if c == '"' and text[k] == "\\" and k + 1 < close and text[k + 1] in '"\\$`':
+                    k += 1
+                chars.append(text[k])
+                offsets.append(k)
+                k += 1
+            i = close + 1
+            continue
+        chars.append(c)
+        offsets.append(i)
+        i += 1
+    if in_word:
+        words.append(("".join(chars), offsets))
+    return words
 
 
 _SUBMIT = re.compile(r"\bspark-submit\b")
@@ -130,17 +322,7 @@ _TOKEN = re.compile(r"""(?:"([^"]*)"|'([^']*)'|(\S+))""")
 def _submit_lines(text: str, conf: ConfigSet) -> None:
     """Every spark-submit command: its line and the continuation lines (`\\` at the end), tokenised."""
     for m in _SUBMIT.finditer(text):
-        end = m.end()
-        while True:
-            newline = text.find("\n", end)
-            if newline == -1:
-                end = len(text)
-                break
-            if text[end:newline].rstrip().endswith("\\"):
-                end = newline + 1
-                continue
-            end = newline
-            break
+        end = _command_end(text, m.end())
         tokens = [(t.group(1) if t.group(1) is not None else t.group(2) if t.group(2) is not None else t.group(3),
                    t.start(1) if t.group(1) is not None else t.start(2) if t.group(2) is not None else t.start(3))
                   for t in _TOKEN.finditer(text, m.end(), end) if t.group(0) != "\\"]
