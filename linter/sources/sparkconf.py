@@ -22,7 +22,6 @@ libcst node), so a finding lands on the value.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
