@@ -1741,3 +1741,15 @@ def test_a_name_the_file_never_binds_is_judged_by_its_members(code, kind):
 def test_members_only_an_rdd_has_make_an_rdd(code, kind):
     value = probe(code)
     assert (value.kind if value is not None else None) == kind, value
+
+
+@pytest.mark.parametrize("query, bound", [
+    ("'SELECT (' + str(rule['expectation']) + ') AS OUTPUT'", 1),   # no FROM: one row, whatever the expression
+    ("'SELECT * FROM ' + table", "unbounded"),
+    ("'SELECT count(*) FROM %s' % table", 1),
+], ids=["plus-no-from", "plus-table", "percent-aggregate"])
+def test_sql_built_with_plus_or_percent_is_read_as_a_template(query, bound):
+    code = ("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+            f"def f(rule, table):\n    q = {query}\n    probe(spark.sql(q))\n")
+    value = probe(code)
+    assert value is not None and value.bound == bound, value

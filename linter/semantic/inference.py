@@ -92,6 +92,10 @@ class Inference:
             left, right = self._infer(node.left), self._infer(node.right)
             if (left is not None and left.kind == COLUMN) or (right is not None and right.kind == COLUMN):
                 return Value(COLUMN)
+            if isinstance(node.operator, (cst.Add, cst.Modulo)) and any(
+                    v is not None and v.kind == STRING for v in (left, right)):
+                # `"SELECT (" + expr + ") AS OUTPUT"`, `"... %s" % x`: text built from a string, read as a template
+                return Value(STRING, node=node)
             return None
         if isinstance(node, cst.Comparison):
             # `is`, `is not`, `in` and `not in` are Python's own: always a bool.
