@@ -4,6 +4,8 @@ from linter.registry import Invalid, SqlRule, Valid
 
 _KEYED = r"(?:DELETE\s+FROM|MERGE\s+INTO|TRUNCATE\s+TABLE)\s*`?{}\b"
 _CREATED = r"CREATE\s+(?:EXTERNAL\s+)?TABLE\s+IF\s+NOT\s+EXISTS\s+`?{}\b"
+# a plain CREATE TABLE of the target: a second run of the script fails there, before the INSERT
+_CREATED_ONCE = r"CREATE\s+(?:EXTERNAL\s+)?TABLE\s+(?!IF\s+NOT\s+EXISTS\b)`?{}\b"
 
 
 def _name(table) -> str:
@@ -26,7 +28,8 @@ class SqlInsertIntoRerun(SqlRule):
     - the same script creates `t` with `CREATE TABLE IF NOT EXISTS`, that is,
       it is written to be run again.
 
-    Not reported: `INSERT OVERWRITE`, `INSERT INTO ... REPLACE WHERE`,
+    Not reported: a script that also creates `t` with a plain `CREATE TABLE`
+    (a rerun fails there, before the insert), `INSERT OVERWRITE`, `INSERT INTO ... REPLACE WHERE`,
     `INSERT ... VALUES` (seed rows), a query that reads `t` itself (an
     incremental load: `WHERE NOT EXISTS (SELECT ... FROM t)`, `max(ts)` of
     `t`), and a target the script also deletes from, merges into or
@@ -79,6 +82,8 @@ class SqlInsertIntoRerun(SqlRule):
                 path="job.py"),
     )
     valid = (
+        Valid("CREATE TABLE flights (dest STRING, n INT);\nCREATE TABLE IF NOT EXISTS flights (dest STRING, n INT);\n"
+              "INSERT INTO flights SELECT dest, n FROM staging.flights;\n", path="q.sql"),
         Valid("INSERT OVERWRITE TABLE sales.daily PARTITION (ds = '2024-06-01') SELECT id FROM sales.orders;\n",
               path="q.sql"),
         Valid("INSERT INTO sales.daily SELECT id FROM sales.orders;\n", path="q.sql"),
@@ -110,6 +115,8 @@ class SqlInsertIntoRerun(SqlRule):
         spelled = _spelled(name)
         if re.search(_KEYED.format(spelled), text, re.IGNORECASE):
             return
+        if re.search(_CREATED_ONCE.format(spelled), text, re.IGNORECASE):
+            return  # `CREATE TABLE t ...` without IF NOT EXISTS in the script: a rerun stops there
         partition = table.args.get("partition")
         if partition is not None:
             why = f"`INSERT INTO {name} PARTITION (...)` appends to the partition: a rerun writes its rows a second time"
