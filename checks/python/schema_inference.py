@@ -6,6 +6,14 @@ from linter.semantic import READER, keyword_arg, literal_string, method_name, po
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
 
 
+def _option_keyword(call, lowered: str):
+    """A keyword argument by its name in any case: Spark's option names are case-insensitive (`inferschema=`)."""
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value.lower() == lowered:
+            return a.value
+    return None
+
+
 def _falsy(node) -> bool:
     """`False`, `"false"`: an explicit no."""
     if isinstance(node, cst.Name):
@@ -75,6 +83,8 @@ class SchemaInference(PythonRule):
         Invalid(_SETUP + "events = spark.read.json('s3://raw/events/')\n"),
         Invalid(_SETUP + "events = spark.read.format('json').load('s3://raw/events/')\n"),
         Invalid(_SETUP + "orders = spark.read.options(inferSchema='true', header='true').csv('/in')\n"),
+        Invalid(_SETUP + "trips = spark.read.format('csv').option('inferschema', 'true').option('header', 'true')"
+                ".load('Files/yellow_tripdata.csv')\n"),
         Invalid(_SETUP + "orders = spark.read.option('header', True).csv('s3://raw/orders/')\n"),
     )
     valid = (
@@ -101,18 +111,18 @@ class SchemaInference(PythonRule):
             chain.append(inner)
             inner = inner.func.value
         has_schema = any(method_name(c) == "schema" for c in chain) or keyword_arg(node, "schema") is not None
-        infer = _truthy(keyword_arg(node, "inferSchema"))
-        strings = _falsy(keyword_arg(node, "inferSchema"))  # `inferSchema=False`: strings, said out loud
+        infer = _truthy(_option_keyword(node, "inferschema"))
+        strings = _falsy(_option_keyword(node, "inferschema"))  # `inferSchema=False`: strings, said out loud
         fmt = method
         format_given = method != "load" or keyword_arg(node, "format") is not None
         for c in chain:
             m, args = method_name(c), positional_args(c)
-            if m == "option" and len(args) == 2 and literal_string(args[0]) == "inferSchema":
+            if m == "option" and len(args) == 2 and (literal_string(args[0]) or "").lower() == "inferschema":
                 infer = infer or _truthy(args[1])
                 strings = strings or _falsy(args[1])
             if m == "options":
-                infer = infer or _truthy(keyword_arg(c, "inferSchema"))
-                strings = strings or _falsy(keyword_arg(c, "inferSchema"))
+                infer = infer or _truthy(_option_keyword(c, "inferschema"))
+                strings = strings or _falsy(_option_keyword(c, "inferschema"))
             if m == "format" and args:
                 format_given = True
                 if literal_string(args[0]):
