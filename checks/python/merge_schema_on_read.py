@@ -51,7 +51,7 @@ class MergeSchemaOnRead(PythonRule):
     name = "merge-schema-on-read"
     summary = "`mergeSchema` on a read reconciles every file's footer before each query"
     skip_in_tests = True
-    triggers = ("mergeSchema",)
+    triggers = ("mergeSchema", "mergeschema", "MERGESCHEMA")
 
     invalid = (
         Invalid(_SETUP + "events = spark.read.option('mergeSchema', 'true').parquet('s3://lake/events/')\n"),
