@@ -251,7 +251,8 @@ class Emptied:
 
 
 def emptied_by(ctx, node: cst.Call) -> Emptied | None:
-    """A `spark.sql("DROP TABLE t")` or a recursive `dbutils.fs.rm(path, True)`: the place it empties."""
+    """A `spark.sql("DROP TABLE t")`, a recursive `dbutils.fs.rm(path, True)` or a `shutil.rmtree(path)`: the place
+    it empties."""
     method = method_name(node)
     if method == "sql":
         args = positional_args(node)
@@ -277,6 +278,15 @@ def emptied_by(ctx, node: cst.Call) -> Emptied | None:
             return None
         shown = " ".join(ctx.code_for(node).split())
         return Emptied(node, key, shown if len(shown) <= 60 else f"{owner.value.value}.fs.rm(..., True)", False)
+    if method == "rmtree" or (isinstance(node.func, cst.Name) and node.func.value == "rmtree"):
+        # `shutil.rmtree(path)`: a local (or mounted) directory removed with what it holds
+        if ctx.semantic.qualified_name(node.func) != "shutil.rmtree":
+            return None
+        args = positional_args(node)
+        key = target_key(ctx, args[0]) if args else None
+        if key is None:
+            return None
+        return Emptied(node, key, "shutil.rmtree(...)", False)
     return None
 
 

@@ -19,7 +19,7 @@ _TABLE_WRITES = frozenset({"saveAsTable", "insertInto"})
 class DropBeforeWrite(PythonRule):
     """
     ## What it does
-    Finds `spark.sql("DROP TABLE t")` or a recursive `dbutils.fs.rm(path, True)`
+    Finds `spark.sql("DROP TABLE t")`, a recursive `dbutils.fs.rm(path, True)` or `shutil.rmtree(path)`
     (`mssparkutils`, `notebookutils` too) followed, in the same function, by a
     DataFrame write to the same table or path: the same literal, the same
     variable, or the same f-string.
@@ -55,13 +55,15 @@ class DropBeforeWrite(PythonRule):
     code = "SPK322"
     name = "drop-before-write"
     summary = "a table or path deleted right before a write to it is gone if the write fails"
-    triggers = ("DROP", "drop", "rm(")
+    triggers = ("DROP", "drop", "rm(", "rmtree")
     doc_setup = 'daily = spark.table("sales.orders").groupBy("day").count()\n'
 
     invalid = (
         Invalid(_SETUP + "spark.sql('DROP TABLE IF EXISTS sales.daily')\n"
                 "daily.write.format('delta').saveAsTable('sales.daily')\n"),
-        Invalid(_SETUP + "out = '/mnt/curated/daily'\ndbutils.fs.rm(out, True)\n"
+Invalid(_SETUP + "import shutil\nshutil.rmtree('/data/curated/daily')\n"
+                "daily.write.parquet('/data/curated/daily')\n"),
+                Invalid(_SETUP + "out = '/mnt/curated/daily'\ndbutils.fs.rm(out, True)\n"
                 "daily.write.mode('overwrite').parquet(out)\n"),
         Invalid(_SETUP + "def publish(df, table):\n    spark.sql(f'DROP TABLE IF EXISTS {table}')\n"
                 "    df.write.mode('overwrite').saveAsTable(table)\n"),

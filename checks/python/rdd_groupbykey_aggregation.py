@@ -1,7 +1,7 @@
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import RDD, method_name
+from linter.semantic import BOUNDED, RDD, method_name
 
 _SETUP = "from pyspark import SparkContext\nsc = SparkContext.getOrCreate()\npairs = sc.textFile('/logs').map(lambda l: (l[:3], 1))\n"
 _REDUCERS = {"sum": "lambda a, b: a + b", "len": "lambda a, b: a + b (after mapping values to 1)",
@@ -14,7 +14,8 @@ class RddGroupbykeyAggregation(PythonRule):
     Finds `rdd.groupByKey()` followed by `mapValues(...)` that reduces each
     group to one value with `sum`, `len`, `max`, `min`, `functools.reduce` or a
     lambda calling one of them, or by `map(lambda kv: (kv[0], <the same>(kv[1])))`
-    written on the (key, values) pair.
+    written on the (key, values) pair. An RDD of values the driver already
+    holds (`sc.parallelize([...])`) is not reported.
 
     ## Why is this bad?
     `groupByKey` shuffles every value and builds each key's full list in
@@ -56,6 +57,9 @@ class RddGroupbykeyAggregation(PythonRule):
         Invalid(_SETUP + "totals = pairs.groupByKey().map(lambda kv: (kv[0], sum(kv[1])))\n"),
     )
     valid = (
+        Valid("from pyspark import SparkContext\nsc = SparkContext.getOrCreate()\n"
+              "letters = sc.parallelize(list('spark')).map(lambda c: (c, 1))\n"
+              "counts = letters.groupByKey().mapValues(sum)\n"),
         Valid(_SETUP + "totals = pairs.reduceByKey(lambda a, b: a + b)\n"),
         Valid(_SETUP + "lists = pairs.groupByKey().mapValues(list)\n"),
         Valid("groups = store.groupByKey().mapValues(sum)\n"),
@@ -70,8 +74,8 @@ class RddGroupbykeyAggregation(PythonRule):
         if not (isinstance(inner, cst.Call) and method_name(inner) == "groupByKey"):
             return
         value = self.ctx.semantic.infer(inner.func.value)
-        if value is None or value.kind != RDD:
-            return
+        if value is None or value.kind != RDD or value.bound == BOUNDED:
+            return  # an RDD of the driver's own values (`sc.parallelize(words)`): nothing to shuffle at scale
         func = node.args[0].value
         found = self._reducer(func) if method == "mapValues" else self._pair_reducer(func)
         if found is None:

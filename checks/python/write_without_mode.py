@@ -83,6 +83,8 @@ class WriteWithoutMode(PythonRule):
         Valid(_SETUP + "import uuid\norders.write.parquet(f's3://scratch/{uuid.uuid4()}')\n"),
         Valid(_SETUP + "import os, tempfile\ndata = tempfile.mkdtemp()\norders.write.parquet(os.path.join(data, 'o'))\n"),
         Valid(_SETUP + "dbutils.fs.rm('/mnt/out/orders', True)\norders.write.parquet('/mnt/out/orders')\n"),
+        Valid(_SETUP + "import shutil\nshutil.rmtree('/tmp/out/orders', ignore_errors=True)\n"
+              "orders.write.parquet('/tmp/out/orders')\n"),
         Valid(_SETUP + "orders.write.parquet(tmp_path)\n", path="tests/test_export.py"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nframe.write.parquet('out')\n"),
     )
