@@ -72,7 +72,7 @@ class FirstLastWithoutOrder(PythonRule):
 
     code = "SPK311"
     name = "first-last-without-order"
-    summary = "`first` / `last` in an aggregation picks whichever row arrives first: the result changes between runs"
+    summary = "`first` / `last` in an aggregation picks whichever row happens to come first or last: the result changes between runs"
     triggers = ("first", "last", "dropDuplicates", "drop_duplicates")
     doc_setup = 'events = spark.table("events")\n'
 
@@ -207,7 +207,8 @@ class FirstLastWithoutOrder(PythonRule):
 
     def _report(self, node, what: str, help: str) -> None:
         self.ctx.report(
-            self, node, f"{what} takes whichever row arrives first, which changes with partitioning and retries",
+            self, node, f"{what} takes whichever row happens to arrive {_end(node)}, "
+            "which changes with partitioning and retries",
             help=help, start=node.func.attr if isinstance(node.func, cst.Attribute) else None,
         )
 
@@ -241,3 +242,10 @@ class FirstLastWithoutOrder(PythonRule):
             help="keep the row you mean with a `row_number()` window ordered by a tiebreaker, then filter `== 1`",
             start=node.func.attr,
         )
+
+
+def _end(node: cst.Call) -> str:
+    """"last" for `last(...)` / `last_value(...)`, else "first"."""
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return "last" if name.startswith("last") else "first"

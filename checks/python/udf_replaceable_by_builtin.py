@@ -105,7 +105,7 @@ class _Scan:
                     comparator = target.comparator
                     if isinstance(comparator, cst.Name) and comparator.value in self.params:
                         # `code in codes`, both columns: an array's membership, or a string's substring
-                        self.add("F.array_contains (an array) / Column.contains (a string)")
+                        self.add("Column.isin (values passed in) / F.array_contains (an array column)")
                         return self.ok(node.left)
                     if isinstance(comparator, cst.Name) and comparator.value not in self.params:
                         comparator = _module_literal(self.ctx, comparator.value)  # `CODES = {...}` at the top
