@@ -39,6 +39,8 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
         if bound <= max_rows:
             return None
         why = f"its `limit({bound:_})` is above max-rows ({max_rows:_})"
+    elif _grouped(rule.ctx, receiver):
+        why = "a grouped or distinct result has a row per key, and nothing here bounds the keys (no `limit`)"
     elif value.flags and "inferred" in value.flags:
         # known from how the code uses it: where it comes from is not in this function
         why = "nothing in this function bounds its rows (no `limit`, no global aggregate)"
@@ -57,3 +59,19 @@ def origin(rule, value, receiver) -> str:
     if isinstance(made, (cst.Name, cst.Attribute, cst.SimpleString, cst.Subscript)):
         return f" (annotated `{shown(rule.ctx, made)}`)"
     return f" (from `{shown(rule.ctx, made)}`)"
+
+
+_GROUPINGS = frozenset(("groupBy", "groupby", "rollup", "cube", "distinct", "dropDuplicates", "drop_duplicates"))
+
+
+def _grouped(ctx, receiver) -> bool:
+    """The receiver's chain (or the value of the name it starts from, in this scope) groups or deduplicates."""
+    node = receiver
+    if isinstance(node, cst.Name):
+        value = ctx.semantic.lookup(node.value)
+        node = value.node if value is not None and value.node is not None else node
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value in _GROUPINGS:
+            return True
+        node = node.func.value
+    return False
