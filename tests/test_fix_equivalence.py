@@ -23,8 +23,8 @@ empty = people.filter("age > 100")
 """
 
 
-def fixed(tmp_path, code, unsafe=False, target="3.5", only=None):
-    overrides = {"target-spark": target, **({"fixable": only} if only else {})}
+def fixed(tmp_path, code, unsafe=False, target="3.5", only=None, preview=False):
+    overrides = {"target-spark": target, **({"fixable": only} if only else {}), **({"preview": True} if preview else {})}
     settings = Resolver(overrides, cwd=str(tmp_path)).for_path(str(tmp_path / "job.py"))
     result = fix_source(str(tmp_path / "job.py"), code.encode(), settings, unsafe=unsafe)
     assert result.fixed is not None, "no fix was applied"
@@ -166,7 +166,7 @@ def test_withcolumns_fixes_keep_rows_and_schema(spark, tmp_path):
         "for c in ['id', 'age']:\n"
         "    b = b.withColumn(c, F.col(c).cast('double'))\n"
     )
-    new = fixed(tmp_path, code, unsafe=True)
+    new = fixed(tmp_path, code, unsafe=True, preview=True)  # the chain case of SPK401 is preview
     assert new.count("withColumns(") == 2 and "for c in" in new and "\nfor c" not in new
     before, after = run(spark, code), run(spark, new)
     assert rows(before["a"]) == rows(after["a"])

@@ -20,6 +20,12 @@ def _places(run, path, *flags):
             for d in _findings(run, path, *flags)}
 
 
+def _concise_places(out):
+    """`path:row:col: CODE` of each finding in concise output."""
+    return [line.split(": ", 1)[0] + ": " + line.split(": ", 1)[1].split(" ", 1)[0]
+            for line in out.splitlines() if " SPK" in line]
+
+
 def _code(text):
     lines = text.split("\n")
     return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
@@ -81,8 +87,7 @@ def test_databricks_sql_notebook_end_to_end():
     path = "databricks_orders_report.sql"
     r = run_process("check", path, "--no-cache", "--output-format", "concise", cwd=NOTEBOOKS)
     assert r.code == 1 and not r.err, r
-    lines = [line.split(": ", 1)[0] + ": " + line.split(": ", 1)[1].split(" ", 1)[0]
-             for line in r.out.splitlines() if " SPK" in line]
+    lines = _concise_places(r.out)
     # cells without `;` end at `-- COMMAND`, `-- MAGIC %sql` lines are SQL, `-- MAGIC %python` cells are Python
     # (`orders` defined in the first %python cell is known in the second), `%md` is skipped: no SPK001
     assert lines == [
@@ -349,8 +354,7 @@ def test_fabric_notebook_is_read_as_a_notebook():
     r = run_process("check", path, "--no-cache", "--output-format", "concise", "--extend-select", "SPK411",
                     cwd=NOTEBOOKS)
     assert r.code == 1 and not r.err, r
-    lines = [line.split(": ", 1)[0] + ": " + line.split(": ", 1)[1].split(" ", 1)[0]
-             for line in r.out.splitlines() if " SPK" in line]
+    lines = _concise_places(r.out)
     assert lines == [
         f"{path}:40:24: SPK504",
         f"{path}:53:17: SPK101",
