@@ -35,9 +35,8 @@ class NonEquiJoin(joins.JoinLineage, PythonRule):
     other side is broadcast or hinted (`F.broadcast(b)`, `b.hint(...)`,
     a deliberate nested-loop join), or a side proven small (`limit`, a global
     aggregate, data built on the driver). Joins without any condition are
-    SPK403's; non-equi joins in SQL text are not read by this rule (SPK505
-    reads SQL joins without any condition, SPK602 finds the nested-loop join
-    in a plan).
+    SPK403's; non-equi joins in SQL text are SPK523's (sql-non-equi-join),
+    and SPK602 finds the nested-loop join in a plan.
 
     ## Why is this bad?
     Spark's hash and sort-merge joins need equality keys: they bring rows with
