@@ -259,16 +259,7 @@ def _range_of_len(node) -> str | None:
 
 def _module_literal(ctx, name: str):
     """The literal list/set/tuple a module-level ``NAME = [...]`` binds, if the module binds it once."""
-    found = None
-    for statement in ctx.module.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and any(
-                    isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
-                ):
-                    if found is not None:
-                        return None
-                    found = small.value
+    found = ctx.semantic.module_assignment(name)
     if isinstance(found, (cst.Set, cst.List, cst.Tuple)) and all(literal_type(e.value) for e in found.elements):
         return found
     return None

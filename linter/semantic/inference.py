@@ -570,15 +570,8 @@ class Inference:
         the one top-level statement that assigns it; else the argument itself."""
         if not isinstance(argument, cst.Name) or argument.value in self.scopes[0].names:
             return argument
-        module = self.scopes[0].node
-        found = []
-        for statement in getattr(module, "body", ()):
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Assign) and any(
-                            isinstance(t.target, cst.Name) and t.target.value == argument.value for t in small.targets):
-                        found.append(small.value)
-        return found[0] if len(found) == 1 else argument
+        value = self.module_assignment(argument.value)
+        return value if value is not None else argument
 
     def _calls_by_name(self) -> dict:
         """Every call of a plain name in the module (`plot(df)`), by the name: found once, when first asked."""

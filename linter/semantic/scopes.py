@@ -268,18 +268,33 @@ class Scopes:
             return None  # a parameter or a local of the same name
         return value != negate
 
+    def module_assignment(self, name: str):
+        """The value of the one top-level `NAME = value` of the module (an assignment statement of its own,
+        `a = b = v` included); None when the module's top level assigns ``name`` never or more than once."""
+        found = self._top_assignments().get(name)
+        return found[0] if found is not None and len(found) == 1 else None
+
+    def _top_assignments(self) -> dict:
+        """name -> the values the module's top-level assignment statements give it (read once, when first asked)."""
+        index = self.__dict__.get("_top_assignment_index")
+        if index is None:
+            index = self.__dict__["_top_assignment_index"] = {}
+            for stmt in getattr(self.scopes[0].node, "body", ()):
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Assign):
+                            for t in small.targets:
+                                if isinstance(t.target, cst.Name):
+                                    index.setdefault(t.target.value, []).append(small.value)
+        return index
+
     def _module_flags(self) -> dict[str, bool]:
         """Module names assigned exactly once in the file, at the top level, to True or False."""
-        module = self.scopes[0].node
         flags: dict[str, bool] = {}
-        if module is None:
-            return flags
-        for stmt in module.body:
-            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
-                    and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1:
-                target, value = stmt.body[0].targets[0].target, stmt.body[0].value
-                if isinstance(target, cst.Name) and isinstance(value, cst.Name) and value.value in ("True", "False"):
-                    flags[target.value] = value.value == "True"
+        for name in self._top_assignments():
+            value = self.module_assignment(name)
+            if isinstance(value, cst.Name) and value.value in ("True", "False"):
+                flags[name] = value.value == "True"
         for name in list(flags):
             # once: no other assignment, augmented assignment, loop/with target or `global` rebinding in the text
             n = re.escape(name)
