@@ -132,8 +132,11 @@ def test_a_lost_executor_is_found_at_the_line_that_ran_on_it(tmp_path):
 def test_a_well_behaved_job_gets_none(tmp_path):
     # With the default limits: the lowered ones exist to make tiny local data reach them, and on a loaded
     # machine the first task that starts a Python worker can take 2 s, which they would call a straggler.
+    # Timing-driven findings (a straggler, GC share, idle cores) depend on the machine, not on the job, so
+    # they are allowed here; what the job controls is asserted: nothing else, and no skew in the data read.
     report = _capture("good", tmp_path, lowered=False)
-    assert report["findings"] == []
+    assert [f for f in report["findings"] if f["code"] not in TIMING_DRIVEN] == []
+    assert not [f for f in report["findings"] if f["code"] == "SPK701" and "data skew" in f["message"]]
     assert report["applications"][0]["tasks"] > 0
 
 
