@@ -220,6 +220,11 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     return out
 
 
+# What a `spark.sql(...)` result may be narrowed or looked at with, straight away, for SPK501 (`ctx.projected`)
+_NARROWING_CALLS = frozenset({"select", "show", "printSchema", "display"})
+_LOOKED_AT_ATTRIBUTES = frozenset({"columns", "schema", "dtypes"})
+
+
 class EmbeddedSql:
     """Finds SQL in string arguments during the walk, then lints it as SQL.
 
@@ -256,16 +261,23 @@ class EmbeddedSql:
 
     def _projected(self, call) -> bool:
         """The DataFrame `spark.sql(...)` makes is narrowed by a `select` straight away: `spark.sql(q).select(cols)`,
-        or `df = spark.sql(q)` with `df = df.select(cols)` (or `x = df.select(...)`) as the next statement."""
+        or `df = spark.sql(q)` with `df = df.select(cols)` (or `x = df.select(...)`) as the next statement; or it is
+        only looked at, straight away: `.show()`, `.printSchema()`, `display(...)` (a star is how one looks at a
+        table, as in notebooks; SPK411 judges a `show` left in a job)."""
         import libcst as cst
 
         path = self.ancestors
         if len(path) < 2 or path[-1] is not call:
             return False
         parent = path[-2]
-        if isinstance(parent, cst.Attribute) and parent.attr.value == "select" and len(path) >= 3 \
+        if isinstance(parent, cst.Attribute) and parent.attr.value in _LOOKED_AT_ATTRIBUTES:
+            return True  # `spark.sql("SELECT * FROM t").columns`: no scan at all
+        if isinstance(parent, cst.Attribute) and parent.attr.value in _NARROWING_CALLS and len(path) >= 3 \
                 and isinstance(path[-3], cst.Call) and path[-3].func is parent:
             return True
+        if isinstance(parent, cst.Arg) and len(path) >= 3 and isinstance(path[-3], cst.Call) \
+                and isinstance(path[-3].func, cst.Name) and path[-3].func.value == "display":
+            return True  # `display(spark.sql("SELECT * FROM t"))`: looking at a table, as in a notebook
         if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
                 and isinstance(parent.targets[0].target, cst.Name)) or len(path) < 4:
             return False

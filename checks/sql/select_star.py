@@ -24,7 +24,10 @@ class SelectStar(SqlRule):
     query whose DataFrame the code narrows straight away
     (`spark.sql("SELECT * FROM t").select(cols)`, or `df = spark.sql(...)`
     followed by `df = df.select(cols)`): the optimizer prunes the star to
-    those columns before the scan.
+    those columns before the scan. Nor one whose DataFrame is only looked at
+    straight away (`spark.sql("SELECT * FROM t").show()`, `.printSchema()`,
+    `.columns`, `display(spark.sql(...))`): that is how one looks at a table,
+    in a job as in a notebook (SPK411 judges a `show` left in a job).
 
     ## Why is this bad?
     A star reads every column of the table. With Parquet, ORC or Delta the scan
@@ -96,6 +99,9 @@ class SelectStar(SqlRule):
               "    df = df.select(columns)\n    return df\n", path="job.py"),
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "amounts = spark.sql('SELECT * FROM sales.orders').select('id', 'amount')\n", path="job.py"),
+        Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "spark.sql('select * from dq.stats').show(truncate=False)\n"
+              "spark.sql('select * from dq.stats').printSchema()\n", path="job.py"),
     )
 
     def visit_Star(self, node) -> None:
