@@ -1,5 +1,6 @@
 """JDBC reads as SPK414 (jdbc-read-without-partitioning) and SPK429 (jdbc-read-without-fetchsize) see them."""
 
+import re
 from typing import NamedTuple, Optional
 
 import libcst as cst
@@ -17,6 +18,7 @@ class JdbcRead(NamedTuple):
     partitioned: bool  # a partition column (with its bounds) or predicates
     fetch: bool  # `fetchsize` set
     query: bool  # the `query` option, which cannot be partitioned
+    reduced: bool = False  # the table is a subquery the database aggregates itself (DISTINCT, GROUP BY)
 
 
 def jdbc_read(semantic, node: cst.Call) -> Optional[JdbcRead]:
@@ -30,15 +32,18 @@ def jdbc_read(semantic, node: cst.Call) -> Optional[JdbcRead]:
         return None
     options, fmt = reader_options(reader_chain(node))
     if method == "jdbc":
-        return _jdbc_call(node, options)
+        return _jdbc_call(semantic, node, options)
     if (fmt or "").lower() != "jdbc" or _UNKNOWN in options:
         return None
-    if _small(options.get("dbtable", options.get("query"))):
+    table = options.get("dbtable", options.get("query"))
+    table = semantic.text_of(table) if table is not None else None
+    if _small(table):
         return None
-    return JdbcRead("partitioncolumn" in options, "fetchsize" in options, "query" in options and "dbtable" not in options)
+    return JdbcRead("partitioncolumn" in options, "fetchsize" in options, "query" in options and "dbtable" not in options,
+                    _reduced(table))
 
 
-def _jdbc_call(node: cst.Call, options: dict) -> Optional[JdbcRead]:
+def _jdbc_call(semantic, node: cst.Call, options: dict) -> Optional[JdbcRead]:
     given = {}
     for i, a in enumerate(node.args):
         if a.star:
@@ -46,7 +51,8 @@ def _jdbc_call(node: cst.Call, options: dict) -> Optional[JdbcRead]:
         name = a.keyword.value if a.keyword is not None else (_JDBC_PARAMS[i] if i < len(_JDBC_PARAMS) else None)
         if name is not None:
             given[name] = a.value
-    if _UNKNOWN in options or _small(given.get("table")):
+    table = semantic.text_of(given["table"]) if "table" in given else None
+    if _UNKNOWN in options or _small(table):
         return None
     partitioned = "column" in given or "predicates" in given or "partitioncolumn" in options
     properties = given.get("properties")
@@ -58,11 +64,20 @@ def _jdbc_call(node: cst.Call, options: dict) -> Optional[JdbcRead]:
         fetch = fetch or any(k.lower() == "fetchsize" for k in keys)
     elif properties is not None:
         return None  # properties from a variable may set fetchsize
-    return JdbcRead(partitioned, fetch, False)
+    return JdbcRead(partitioned, fetch, False, _reduced(table))
 
 
-def _small(table) -> bool:
-    text = literal_string(table) if table is not None else None
+_REDUCING = re.compile(r"\bselect\s+distinct\b|\bgroup\s+by\b", re.I)
+
+
+def _reduced(text: Optional[str]) -> bool:
+    """`(SELECT DISTINCT country FROM flights) q`: the database reduces the rows before they are sent, and a
+    partitioned read would run that aggregation once per partition (each with its own WHERE on the column)."""
+    return text is not None and _REDUCING.search(text) is not None
+
+
+def _small(text: Optional[str]) -> bool:
+    """The table is a query the text proves small (`SELECT max(id) ...`, `LIMIT 10`)."""
     if text is None or "select" not in text.lower():
         return False
     inner = text.strip()

@@ -15,8 +15,11 @@ class JdbcReadWithoutPartitioning(PythonRule):
     dbtable=...)`) reads without `partitionColumn` (a partitioned read without
     `fetchsize` is SPK429's, jdbc-read-without-fetchsize). Not reported:
     options passed from a variable
-    (`options(**conf)`: anything may be in it), and a `query`/`dbtable`
-    subquery proven small (`SELECT max(id) ...`, `LIMIT 10`).
+    (`options(**conf)`: anything may be in it), a `query`/`dbtable`
+    subquery proven small (`SELECT max(id) ...`, `LIMIT 10`), and one the
+    database aggregates itself (`(SELECT DISTINCT country FROM flights) q`,
+    `GROUP BY`): it sends the reduced rows, and a partitioned read would run
+    the aggregation once per partition.
 
     ## Why is this bad?
     Without a partition column Spark opens one connection and one task pulls
@@ -77,7 +80,7 @@ class JdbcReadWithoutPartitioning(PythonRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         read = jdbc_read(self.ctx.semantic, node)
-        if read is None or read.partitioned:
+        if read is None or read.partitioned or read.reduced:
             return  # a partitioned read without `fetchsize` is SPK429's
         message = "JDBC read without a partition column: one task pulls the whole table through one connection"
         if not read.fetch:

@@ -37,6 +37,8 @@ class SchemaInference(PythonRule):
     without `.schema(...)`, and CSV without a schema at all (every column a
     string), unless `inferSchema` is set to false explicitly: strings are then
     the author's stated choice (a raw landing copy, a text-only staging table).
+    A JSON read of a Delta table's `_delta_log` (looking at its commits, whose
+    records mix several kinds of action) is not reported.
 
     The all-strings case is reported only with `--preview`: hand-judged
     samples of real code found it wrong more often than right (a CSV copied
@@ -96,6 +98,7 @@ class SchemaInference(PythonRule):
         Valid(_SETUP + "trips = spark.read.format('delta').option('inferSchema', True).load('/lake/trips')\n"),
         Valid(_SETUP + "raw = spark.read.option('header', True).option('inferSchema', 'false').csv('s3://landing/orders/')\n"),
         Valid(_SETUP + "raw = spark.read.csv('s3://landing/orders/', header=True, inferSchema=False)\n"),
+        Valid(_SETUP + "spark.read.json('/lake/online_retail/_delta_log/').show()\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -130,6 +133,9 @@ class SchemaInference(PythonRule):
         if has_schema or not format_given or fmt.lower() not in ("csv", "json", "load"):
             # `load()` with no format reads spark.sql.sources.default (Parquet); Delta, Parquet, ORC... are typed
             return
+        path = literal_string(positional_args(node)[0]) if positional_args(node) else None
+        if fmt == "json" and path is not None and "_delta_log" in path:
+            return  # Delta's own transaction log, read to look at its commits: mixed actions, inference is the tool
         if infer and fmt != "json":  # JSON ignores the option and always infers: its own message below
             self._report(node, "`inferSchema` reads the data an extra time to guess column types, and the guess drifts with the data")
         elif fmt == "json":
