@@ -51,6 +51,22 @@ def case(kind, name, rule, code, xfail=None):
 # Evidence for: each must be reported where the frame is a DataFrame, and not where it is not.
 # --------------------------------------------------------------------------------------------------
 EVIDENCE = [
+    # -- a session named `spark` made by a helper of the project ------------------------------------
+    case("session-helper", "report-spark-from-any-helper", "SPK101", """
+        from pyspark.sql import DataFrame
+        from examples.scripts.base_setup import set_up_delta
+
+        spark = set_up_delta()
+        rows = spark.table("lake.orders").collect()  # <-
+    """),
+    case("session-helper", "quiet-spark-from-a-builtin-or-foreign-call", "SPK101", """
+        import pandas as pd
+
+        spark = dict(read=None)
+        rows = spark.table("lake.orders").collect()
+        spark = pd.DataFrame({"a": [1]})
+        rows = spark.collect()
+    """),
     # -- a DataFrame-only method used on the name anywhere in its scope ----------------------------
     case("dataframe-only-method", "report-temp-view-then-collect", "SPK101", """
         from pyspark.sql import functions as F
@@ -1138,6 +1154,30 @@ BOUNDS = [
 
         spark = SparkSession.builder.getOrCreate()
         rows = spark.sql("SELECT * FROM lake.orders WHERE day = current_date()").collect()  # <-
+    """),
+    # -- a table or path the file itself wrote (overwrite) from a frame proven small ------------------
+    case("bounds", "quiet-read-back-of-own-small-write", "SPK102", """
+        import pandas as pd
+
+        churn = pd.read_csv("churn.csv")
+        table_name = "df_clean"
+        spark.createDataFrame(churn).write.mode("overwrite").format("delta").save(f"Tables/{table_name}")
+        back = spark.read.format("delta").load("Tables/df_clean").toPandas()
+        same = spark.table("df_clean").toPandas()
+    """),
+    case("bounds", "report-read-back-of-append-or-other-table", "SPK102", """
+        import pandas as pd
+
+        churn = pd.read_csv("churn.csv")
+        spark.createDataFrame(churn).write.mode("append").saveAsTable("lake.churn")
+        back = spark.table("lake.churn").toPandas()  # <-
+        spark.createDataFrame(churn).write.mode("overwrite").saveAsTable("lake.small")
+        other = spark.table("lake.other").toPandas()  # <-
+    """),
+    case("bounds", "report-read-back-of-big-write", "SPK102", """
+        orders = spark.table("lake.orders")
+        orders.write.mode("overwrite").parquet("/tmp/orders")
+        back = spark.read.parquet("/tmp/orders").toPandas()  # <-
     """),
 ]
 

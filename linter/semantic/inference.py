@@ -119,6 +119,34 @@ class Inference:
         value = self.infer(node)
         return value is not None and value.kind == DATAFRAME
 
+    def text_of(self, node) -> Optional[str]:
+        """The text a string expression holds when the file proves it: a literal, a name bound to one, or an
+        f-string whose fields are such names (`f"Tables/{table_name}"` after `table_name = "df_clean"`)."""
+        if isinstance(node, cst.FormattedString):
+            out = []
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    out.append(part.value)
+                elif part.format_spec is None and part.conversion is None:
+                    text = self.text_of(part.expression)
+                    if text is None:
+                        return None
+                    out.append(text)
+                else:
+                    return None
+            return "".join(out)
+        value = self._infer(node) if isinstance(node, cst.Name) else None
+        if value is not None:
+            return value.detail if value.kind == STRING and isinstance(value.detail, str) else None
+        return literal_string(node)
+
+    def written_bound(self, target: Optional[str]):
+        """The bound of a table or path this file wrote from a frame proven small (see Scopes._write)."""
+        if target is None or not self.written_small:
+            return None
+        key = target.rstrip("/")
+        return self.written_small.get(key, self.written_small.get("Tables/" + key))
+
     def _self_attribute(self, attr: str) -> Optional[Value]:
         """``self.attr`` in a method: what the class assigns it, or what its use in the class says."""
         cls = self.class_scope()
@@ -360,7 +388,9 @@ class Inference:
             return self._dataframe_method(receiver, method, node)
         if kind == SESSION:
             if method == "table":
-                return Value(DATAFRAME, UNBOUNDED, node=node)
+                args = positional_args(node)
+                written = self.written_bound(self.text_of(args[0])) if args else None
+                return Value(DATAFRAME, written or UNBOUNDED, node=node)
             if method == "sql":
                 args = positional_args(node)
                 return self._sql_frame(args[0], node) if args else Value(DATAFRAME, UNBOUNDED, node=node)
@@ -402,7 +432,8 @@ class Inference:
                 data = self._infer(args[0]) if args and not isinstance(args[0], cst.SimpleString) else None
                 if data is not None and data.kind == RDD:  # read.json(sc.parallelize([text])): the RDD's rows
                     return Value(DATAFRAME, data.bound, receiver.detail, node=node)
-                return Value(DATAFRAME, UNBOUNDED, receiver.detail, node=node)
+                written = self.written_bound(self.text_of(args[0])) if args else None
+                return Value(DATAFRAME, written or UNBOUNDED, receiver.detail, node=node)
             return None
         if kind == GROUPED:
             if method == "pivot":

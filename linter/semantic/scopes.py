@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import functools
 import re
 from typing import Optional
@@ -12,8 +13,8 @@ from linter.semantic.api import DLT_DATASETS, SESSION_ATTRIBUTES
 from linter.semantic.bounds import UNBOUNDED
 from linter.semantic.function_names import STAR_EXPORTS
 from linter.semantic.values import (
-    CLASS, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, IMPORT, INSTANCE, RDD, SESSION, UDF,
-    Value, _TYPES, _normalise, dotted_name, literal_string, merge,
+    CLASS, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, IMPORT, INSTANCE, RDD, SESSION, UDF, WRITER,
+    Value, _TYPES, _normalise, dotted_name, keyword_arg, literal_string, merge, method_name, positional_args,
 )
 
 
@@ -34,6 +35,10 @@ class _Scope:
         self.node = node  # the Module, FunctionDef or ClassDef (evidence reads it); None for lambdas, comprehensions
         self.attrs: dict[str, Optional[Value]] = {}  # a class's `self.x` assignments
 
+
+
+# a writer's last call, the one that writes (not `insertInto`: it adds to what the table holds)
+_WRITE_TERMINALS = frozenset("save saveAsTable parquet csv json orc delta".split())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -68,6 +73,8 @@ class Scopes:
         self._dead_blocks: set[int] = set()
         self.dead = 0
         self._flags: Optional[dict[str, bool]] = None
+        # tables and paths this file wrote (overwrite, not append) from a frame proven small: target -> bound
+        self.written_small: dict[str, object] = {}
 
     # -- hooks called by the walk ------------------------------------------------
     def hooks(self):
@@ -93,6 +100,7 @@ class Scopes:
         leave = {
             cst.Assign: self._assign,
             cst.AnnAssign: self._ann_assign,
+            cst.Expr: self._write,
             cst.AugAssign: self._aug_assign,
             cst.NamedExpr: lambda n: self._bind_target(n.target, self.infer(n.value)),
             cst.FunctionDef: self._leave_function,
@@ -344,14 +352,40 @@ class Scopes:
         self.scopes[-1].cond -= 1
         self.loop_depth -= 1
 
+    def _write(self, node: cst.Expr) -> None:
+        """`spark.createDataFrame(pdf).write.mode("overwrite").save("Tables/x")`: a later `load("Tables/x")` or
+        `spark.table("x")` of this file reads back as few rows as were written (a notebook's own small table).
+        Appends, writes in loops or in dead blocks, and targets the file does not spell out are not recorded."""
+        call = node.value
+        if not isinstance(call, cst.Call) or method_name(call) not in _WRITE_TERMINALS or self.in_loop or self.dead:
+            return
+        writer = self.infer(call.func.value)
+        if writer is None or writer.kind != WRITER or not isinstance(writer.node, cst.Attribute):
+            return
+        mode = keyword_arg(call, "mode")
+        inner = call.func.value
+        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
+            if method_name(inner) == "mode" and inner.args:
+                mode = inner.args[0].value
+            inner = inner.func.value
+        if mode is not None and (literal_string(mode) or "").lower() not in ("overwrite", "error", "errorifexists"):
+            return
+        args = positional_args(call)
+        target = args[0] if args else keyword_arg(call, "path") or keyword_arg(call, "name")
+        text = self.text_of(target) if target is not None else None
+        frame = self.infer(writer.node.value)
+        if text and frame is not None and frame.kind == DATAFRAME and frame.bound not in (None, UNBOUNDED):
+            self.written_small[text.rstrip("/")] = frame.bound
+
     def _assign(self, node: cst.Assign) -> None:
         value = self.infer(node.value)
         if value is None and isinstance(node.value, cst.Call):
-            # `spark = get_spark_session()`, `spark = SparkUtils.session()`: the helper's name says what it makes
-            callee = (dotted_name(node.value.func) or "").lower()
-            if "spark" in callee or "session" in callee:
-                if any(isinstance(t.target, cst.Name) and t.target.value in SESSION_ATTRIBUTES for t in node.targets):
-                    value = Value(SESSION)
+            # `spark = get_spark_session()`, `spark = set_up_delta()`: a helper whose result is named `spark`
+            # makes the session, as a parameter named `spark` is one (a foreign call is not None: it stays foreign)
+            callee = dotted_name(node.value.func)
+            if callee is not None and not hasattr(builtins, callee) and any(
+                    isinstance(t.target, cst.Name) and t.target.value in SESSION_ATTRIBUTES for t in node.targets):
+                value = Value(SESSION)  # (not `spark = object()`, `spark = dict(...)`: a builtin makes no session)
         for target in node.targets:
             self._bind_target(target.target, value)
 
