@@ -531,8 +531,30 @@ EVIDENCE = [
 
             def load(self):
                 return self.spark.read.parquet(self.path)
-    """, xfail="an unannotated method's return is known only once its body has been walked "
-               "(Scopes._leave_function); Scopes._enter_class pre-binds only `-> DataFrame` annotations"),
+    """),
+    case("same-class-method", "quiet-later-method-returns-a-local-that-shadows-a-frame", "SPK101", """
+        import pandas as pd
+
+        df = spark.table("lake.orders")
+
+        class Pipeline:
+            def run(self):
+                return self.load().collect()
+
+            def load(self):
+                df = pd.read_csv(self.path)
+                return df
+    """),
+    case("same-class-method", "quiet-later-method-returns-what-its-caller-passes", "SPK101", """
+        from pyspark.sql import functions as F
+
+        class Pipeline:
+            def run(self):
+                return self.pick(None).collect()
+
+            def pick(self, frame):
+                return frame
+    """),
     case("same-class-method", "quiet-method-returns-limited", "SPK101", """
         from pyspark.sql import functions as F
 
@@ -599,8 +621,18 @@ EVIDENCE = [
 
             def setup(self, spark: SparkSession):
                 self.orders = spark.table("orders")
-    """, xfail="`self.x` assignments are recorded as the walk meets them (Scopes._bind_target), so a method "
-               "that reads `self.orders` before the method assigning it is walked does not know it"),
+    """),
+    case("self-attribute", "quiet-later-method-assigns-a-polars-lazyframe", "SPK101", """
+        import polars as pl
+        from pyspark.sql import functions as F
+
+        class Job:
+            def run(self):
+                return self.frame.collect()
+
+            def setup(self, path):
+                self.frame = pl.scan_csv(path)
+    """),
     case("self-attribute", "quiet-attribute-is-a-polars-lazyframe", "SPK101", """
         import polars as pl
         from pyspark.sql import functions as F

@@ -15,6 +15,7 @@ from linter.semantic.function_names import STAR_EXPORTS
 from linter.semantic.values import (
     CLASS, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, IMPORT, INSTANCE, RDD, SESSION, UDF, WRITER,
     Value, _TYPES, _normalise, dotted_name, keyword_arg, literal_string, merge, method_name, positional_args,
+    target_names,
 )
 
 
@@ -54,6 +55,71 @@ def _string_annotation(node):
     text = literal_string(node)
     return None if text is None else _parsed_annotation(text)
 
+
+
+def _statements(block, returns: list, attrs: dict, local: set) -> None:  # block: an IndentedBlock or an If
+    """The `return` values, `self.x = ...` values and bound names of a function body, not of its nested scopes."""
+    for stmt in (block,) if isinstance(block, cst.If) else block.body:  # an `elif` is an If in `orelse`
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Return):
+                    returns.append(small.value)
+                elif isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    for target in targets:
+                        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                                and target.value.value == "self":
+                            value = small.value if not isinstance(small, cst.AugAssign) else None
+                            attrs.setdefault(target.attr.value, []).append(value)
+                        else:
+                            target_names(target, local)
+                elif isinstance(small, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+                    local.add("\0any")  # names bound in ways not read here: nothing in this method is decided
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            local.add(stmt.name.value)
+        else:
+            if isinstance(stmt, cst.For):
+                target_names(stmt.target, local)
+            elif isinstance(stmt, cst.With):
+                for item in stmt.items:
+                    if item.asname is not None:
+                        target_names(item.asname.name, local)
+            elif isinstance(stmt, cst.Try):
+                for handler in stmt.handlers:
+                    if handler.name is not None:
+                        target_names(handler.name.name, local)
+            for name in ("body", "orelse", "finalbody"):
+                part = getattr(stmt, name, None)
+                if isinstance(part, (cst.Else, cst.Finally)):
+                    part = part.body
+                if part is not None:
+                    _statements(part, returns, attrs, local)
+            for handler in getattr(stmt, "handlers", ()):
+                _statements(handler.body, returns, attrs, local)
+
+
+def _names_bound_here(expr, local: set) -> bool:
+    """Does ``expr`` read a name its method binds (a parameter other than `self`, a local), or hold a scope of
+    its own (a lambda, a comprehension, a walrus), which the class-level reading does not model?"""
+    if "\0any" in local:
+        return True
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            if node.value in local and node.value != "self":
+                return True
+            continue
+        if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.NamedExpr)):
+            return True
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)  # `x.name`: only `x` is a name read
+            continue
+        if isinstance(node, cst.Arg):
+            stack.append(node.value)  # `f(k=v)`: `k` names a parameter, not a variable
+            continue
+        stack.extend(node.children)
+    return False
 
 
 class Scopes:
@@ -219,6 +285,61 @@ class Scopes:
                     returns = self.annotation_value(stmt.returns.annotation)
                     if returns is not None:
                         scope.names[stmt.name.value] = Value(FUNCTION, detail=returns, node=stmt)
+            self._prebind_methods(scope, node.body.body)
+
+    def _prebind_methods(self, scope: _Scope, body) -> None:
+        """What the class's methods return and assign to `self.x`, read before any method is walked, so a method
+        defined first knows `self.load()` and `self.orders` of the methods after it. Only expressions the class
+        alone decides are read here (built from `self`, module names and builtins, no name the method binds);
+        and only DataFrames are recorded: the walk refines them when it reaches each method."""
+        methods = [s for s in body if isinstance(s, cst.FunctionDef) and not s.asynchronous and all(
+            self._transparent(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            for d in s.decorators)]
+        if not methods:
+            return
+        for method in methods:
+            returns, attrs, local = [], {}, set()
+            _statements(method.body, returns, attrs, local)
+            if not attrs and not (returns and method.returns is None and method.name.value not in scope.names):
+                continue
+            # read as in this method: `self.x` through the class, a parameter only when its annotation (or the
+            # name `spark`) says what it is; any other parameter is the caller's and leaves the expression unread
+            here = _Scope("function", None)
+            for p in (*method.params.posonly_params, *method.params.params, *method.params.kwonly_params):
+                value = self.annotation_value(p.annotation.annotation) if p.annotation else None
+                if value is None and p.name.value == "spark":
+                    value = Value(SESSION)
+                if value is None:
+                    local.add(p.name.value)
+                elif p.name.value not in local:
+                    here.names[p.name.value] = value
+            for p in (method.params.star_arg, method.params.star_kwarg):
+                if isinstance(p, cst.Param):
+                    local.add(p.name.value)
+            self.scopes.append(here)
+            try:
+                if returns and method.returns is None and method.name.value not in scope.names:
+                    value = self._class_decided(returns, local)
+                    if value is not None:
+                        scope.names[method.name.value] = Value(FUNCTION, detail=value, node=method)
+                for attr, exprs in attrs.items():
+                    value = self._class_decided(exprs, local)
+                    if value is not None and attr not in scope.attrs:
+                        scope.attrs[attr] = value
+            finally:
+                self.scopes.pop()
+
+    def _class_decided(self, exprs: list, local: set) -> Optional[Value]:
+        """The merged DataFrame value of expressions that name nothing bound in their method; None otherwise."""
+        result = None
+        for expr in exprs:
+            if expr is None or _names_bound_here(expr, local):
+                return None
+            value = self.infer(expr)
+            if value is None or value.kind != DATAFRAME:
+                return None
+            result = value if result is None else merge(result, value)
+        return result
 
     def _enter_lambda(self, node: cst.Lambda) -> None:
         scope = _Scope("lambda")
