@@ -19,6 +19,7 @@ class JdbcRead(NamedTuple):
     fetch: bool  # `fetchsize` set
     query: bool  # the `query` option, which cannot be partitioned
     reduced: bool = False  # the table is a subquery the database aggregates itself (DISTINCT, GROUP BY)
+    embedded: bool = False  # the database is a local SQLite file (`jdbc:sqlite:`)
 
 
 def jdbc_read(semantic, node: cst.Call) -> Optional[JdbcRead]:
@@ -39,8 +40,9 @@ def jdbc_read(semantic, node: cst.Call) -> Optional[JdbcRead]:
     table = semantic.text_of(table) if table is not None else None
     if _small(table):
         return None
+    url = options.get("url")
     return JdbcRead("partitioncolumn" in options, "fetchsize" in options, "query" in options and "dbtable" not in options,
-                    _reduced(table))
+                    _reduced(table), _embedded(semantic.text_of(url) if url is not None else None))
 
 
 def _jdbc_call(semantic, node: cst.Call, options: dict) -> Optional[JdbcRead]:
@@ -64,7 +66,8 @@ def _jdbc_call(semantic, node: cst.Call, options: dict) -> Optional[JdbcRead]:
         fetch = fetch or any(k.lower() == "fetchsize" for k in keys)
     elif properties is not None:
         return None  # properties from a variable may set fetchsize
-    return JdbcRead(partitioned, fetch, False, _reduced(table))
+    url = given.get("url", options.get("url"))
+    return JdbcRead(partitioned, fetch, False, _reduced(table), _embedded(semantic.text_of(url) if url is not None else None))
 
 
 _REDUCING = re.compile(r"\bselect\s+distinct\b|\bgroup\s+by\b", re.I)
@@ -74,6 +77,12 @@ def _reduced(text: Optional[str]) -> bool:
     """`(SELECT DISTINCT country FROM flights) q`: the database reduces the rows before they are sent, and a
     partitioned read would run that aggregation once per partition (each with its own WHERE on the column)."""
     return text is not None and _REDUCING.search(text) is not None
+
+
+def _embedded(url: Optional[str]) -> bool:
+    """`jdbc:sqlite:/data/flights.db`: a database file on the reading host, read by one process at a time in
+    practice (a demo's or a small reference table), where a partitioned read gains nothing."""
+    return url is not None and url.lower().startswith("jdbc:sqlite:")
 
 
 def _small(text: Optional[str]) -> bool:

@@ -19,7 +19,9 @@ class JdbcReadWithoutPartitioning(PythonRule):
     subquery proven small (`SELECT max(id) ...`, `LIMIT 10`), and one the
     database aggregates itself (`(SELECT DISTINCT country FROM flights) q`,
     `GROUP BY`): it sends the reduced rows, and a partitioned read would run
-    the aggregation once per partition.
+    the aggregation once per partition. Nor a read of a SQLite file
+    (`jdbc:sqlite:...`, the url spelt out in the file): an embedded database
+    on the reading host, a demo's or a small reference table.
 
     ## Why is this bad?
     Without a partition column Spark opens one connection and one task pulls
@@ -76,11 +78,16 @@ class JdbcReadWithoutPartitioning(PythonRule):
         Valid(_SETUP + "events = spark.read.format('delta').load('/lake/events')\n"),
         Valid(_SETUP + "orders = spark.read.jdbc(url, 'orders', column='id', lowerBound=0, upperBound=10**6,\n"
               "                         numPartitions=20)\n"),
+        Valid(_SETUP + "countries = spark.read.jdbc(url, '(SELECT DISTINCT(dest_country) FROM flights) AS f')\n"),
+        Valid(_SETUP + "query = '(SELECT dest, count(*) AS n FROM flights GROUP BY dest) AS f'\n"
+              "counts = spark.read.format('jdbc').option('url', url).option('dbtable', query).load()\n"),
+        Valid(_SETUP + "path = '/data/flight-data/jdbc/my-sqlite.db'\nurl = 'jdbc:sqlite:' + path\n"
+              "flights = spark.read.format('jdbc').option('url', url).option('dbtable', 'flight_info').load()\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
         read = jdbc_read(self.ctx.semantic, node)
-        if read is None or read.partitioned or read.reduced:
+        if read is None or read.partitioned or read.reduced or read.embedded:
             return  # a partitioned read without `fetchsize` is SPK429's
         message = "JDBC read without a partition column: one task pulls the whole table through one connection"
         if not read.fetch:

@@ -1,7 +1,7 @@
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import READER, keyword_arg, literal_string, method_name, positional_args
+from linter.semantic import RDD, READER, UNBOUNDED, keyword_arg, literal_string, method_name, positional_args
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
 
@@ -38,7 +38,8 @@ class SchemaInference(PythonRule):
     string), unless `inferSchema` is set to false explicitly: strings are then
     the author's stated choice (a raw landing copy, a text-only staging table).
     A JSON read of a Delta table's `_delta_log` (looking at its commits, whose
-    records mix several kinds of action) is not reported.
+    records mix several kinds of action) is not reported, nor a read of
+    records the code itself holds (`read.json(sc.parallelize([text]))`).
 
     The all-strings case is reported only with `--preview`: hand-judged
     samples of real code found it wrong more often than right (a CSV copied
@@ -99,6 +100,8 @@ class SchemaInference(PythonRule):
         Valid(_SETUP + "raw = spark.read.option('header', True).option('inferSchema', 'false').csv('s3://landing/orders/')\n"),
         Valid(_SETUP + "raw = spark.read.csv('s3://landing/orders/', header=True, inferSchema=False)\n"),
         Valid(_SETUP + "spark.read.json('/lake/online_retail/_delta_log/').show()\n"),
+        Valid(_SETUP + "doc = '{\"a\": 1, \"b\": [1, 2]}'\n"
+              "parsed = spark.read.json(spark.sparkContext.parallelize([doc]))\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -133,9 +136,13 @@ class SchemaInference(PythonRule):
         if has_schema or not format_given or fmt.lower() not in ("csv", "json", "load"):
             # `load()` with no format reads spark.sql.sources.default (Parquet); Delta, Parquet, ORC... are typed
             return
-        path = literal_string(positional_args(node)[0]) if positional_args(node) else None
+        args = positional_args(node)
+        path = literal_string(args[0]) if args else None
         if fmt == "json" and path is not None and "_delta_log" in path:
             return  # Delta's own transaction log, read to look at its commits: mixed actions, inference is the tool
+        data = self.ctx.semantic.infer(args[0]) if args and path is None else None
+        if data is not None and data.kind == RDD and data.bound not in (None, UNBOUNDED):
+            return  # `read.json(sc.parallelize([text]))`: records the code holds, read once; nothing to drift
         if infer and fmt != "json":  # JSON ignores the option and always infers: its own message below
             self._report(node, "`inferSchema` reads the data an extra time to guess column types, and the guess drifts with the data")
         elif fmt == "json":

@@ -119,25 +119,33 @@ class Inference:
         value = self.infer(node)
         return value is not None and value.kind == DATAFRAME
 
-    def text_of(self, node) -> Optional[str]:
-        """The text a string expression holds when the file proves it: a literal, a name bound to one, or an
-        f-string whose fields are such names (`f"Tables/{table_name}"` after `table_name = "df_clean"`)."""
+    def text_of(self, node, depth: int = 0) -> Optional[str]:
+        """The text a string expression holds when the file proves it: a literal, a name bound to one, an f-string
+        whose fields are such names (`f"Tables/{table_name}"` after `table_name = "df_clean"`), or a `+` of them."""
+        if depth > 8:
+            return None  # `q = q + "..."` reads its own binding: not followed around
         if isinstance(node, cst.FormattedString):
             out = []
             for part in node.parts:
                 if isinstance(part, cst.FormattedStringText):
                     out.append(part.value)
                 elif part.format_spec is None and part.conversion is None:
-                    text = self.text_of(part.expression)
+                    text = self.text_of(part.expression, depth + 1)
                     if text is None:
                         return None
                     out.append(text)
                 else:
                     return None
             return "".join(out)
-        value = self._infer(node) if isinstance(node, cst.Name) else None
-        if value is not None:
-            return value.detail if value.kind == STRING and isinstance(value.detail, str) else None
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            left = self.text_of(node.left, depth + 1)
+            right = self.text_of(node.right, depth + 1) if left is not None else None
+            return left + right if right is not None else None  # `"jdbc:sqlite:" + path`
+        if isinstance(node, cst.Name):
+            value = self.lookup(node.value)
+            if value is not None and value.kind == STRING:
+                return value.detail if isinstance(value.detail, str) else self.text_of(value.node, depth + 1)
+            return None
         return literal_string(node)
 
     def written_bound(self, target: Optional[str]):
