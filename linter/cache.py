@@ -10,12 +10,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from typing import Optional
 
 from linter import __version__
 from linter.diagnostics import Finding
 
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by sparkcheck.\n"
+
+
+# linter/engine.py's `_SPARK_HINT`, on bytes: a file without it gets no Python finding, whatever it imports
+_SPARK_HINT = re.compile(rb"spark|Spark|SPARK|\bsc\b|\bsqlContext\b")
 
 
 class Cache:
@@ -33,6 +38,11 @@ class Cache:
         h.update(os.path.splitext(path)[1].lower().encode())
         h.update(b"\0")
         h.update(data)
+        if b"import" in data and _SPARK_HINT.search(data):  # the engine reads no other file's facts
+            # what the file takes from its project's modules (linter/project.py): an edit there re-checks it
+            from linter.project import project_facts
+
+            h.update(project_facts(path, data.decode("utf-8", "replace"), facts=False).fingerprint.encode())
         return h.hexdigest()
 
     def _path(self, key: str) -> str:

@@ -75,12 +75,35 @@ class PythonContext:
             below = _search(a[-1], node)
             if below is not None:
                 return a[:-1] + below
-        return _search(self.module, node) or []
+        # elsewhere in the module (a binding's node, met earlier): climb a map of parents made once per file,
+        # not a search of the whole tree for each such node (one per message that quotes the code)
+        parents = self.memo.get("\0parents")
+        if parents is None:
+            parents = self.memo["\0parents"] = _parents(self.module)
+        path = []
+        current = parents.get(id(node))
+        while current is not None:
+            path.append(current)
+            current = parents.get(id(current))
+        path.reverse()
+        return path
 
     def report(self, rule, node, message: str, fix: Optional[Fix] = None, help: Optional[str] = None,
                start=None):
         """Report ``node``; ``start`` (a node inside it) narrows where the span begins."""
         self.pending.append((rule.code, node, message, fix, help, start))
+
+
+def _parents(module) -> dict:
+    """id(child) -> parent for every node of the module (the nodes live as long as the module does)."""
+    parents = {}
+    stack = [module]
+    while stack:
+        current = stack.pop()
+        for child in current.children:
+            parents[id(child)] = current
+            stack.append(child)
+    return parents
 
 
 def _search(root, node):
@@ -151,11 +174,14 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     if not rules and not embedded_wanted and not config_wanted:
         return []
     import libcst as cst
+    from linter.project import NO_FACTS, project_facts
     from linter.semantic import Semantic
     from linter.sources.python import node_spans, parse, walk
 
     module = parse(unit.text)
-    semantic = Semantic(frozenset(settings["dataframe-functions"]), text)
+    facts = project_facts(unit.document.path, unit.document.text) if unit.document.kind != "ipynb" else NO_FACTS
+    semantic = Semantic(frozenset(settings["dataframe-functions"]) | facts.dataframe_functions, text,
+                        facts.constants)
     ctx = PythonContext(unit, module, settings, semantic)
     visit, leave = {}, {}
     sem_visit, sem_leave = semantic.hooks()

@@ -116,6 +116,9 @@ def _batches(tasks: list, total: int, jobs: int) -> list[list]:
 
 def check_files(paths: list[str], resolver, use_cache: bool, jobs: int, cache_dir: Optional[str]) -> RunResult:
     result = RunResult(files=len(paths))
+    from linter import project
+
+    project.clear_caches()  # what the project's modules hold is read once per run (a process may run several)
     cache = Cache(cache_dir) if use_cache and cache_dir else None
     settings_list: list = []
     settings_index: dict[int, int] = {}

@@ -31,7 +31,7 @@ def jdbc_read(semantic, node: cst.Call) -> Optional[JdbcRead]:
     receiver = semantic.infer(node.func.value)
     if receiver is None or receiver.kind != READER:
         return None
-    options, fmt = reader_options(reader_chain(node))
+    options, fmt = reader_options(reader_chain(node), semantic.text_of)
     if method == "jdbc":
         return _jdbc_call(semantic, node, options)
     if (fmt or "").lower() != "jdbc" or _UNKNOWN in options:

@@ -142,19 +142,20 @@ def reader_chain(call: cst.Call) -> list:
     return chain
 
 
-def reader_options(chain: list) -> tuple[dict, Optional[str]]:
+def reader_options(chain: list, text_of=literal_string) -> tuple[dict, Optional[str]]:
     """(options by lower-cased key, the format) set along a reader chain: option/options/format calls and the
-    keywords of the load call itself.  A value is the libcst node (or None when it is not a literal)."""
+    keywords of the load call itself.  A value is the libcst node (or None when it is not a literal).
+    ``text_of`` reads an option's name (``semantic.text_of`` also knows the project's constants)."""
     options: dict = {}
     fmt = None
     for c in reversed(chain):  # innermost first: a later option wins
         m, args = method_name(c), positional_args(c)
-        if m == "option" and len(args) == 2 and literal_string(args[0]) is not None:
-            options[literal_string(args[0]).lower()] = args[1]
+        if m == "option" and len(args) == 2 and text_of(args[0]) is not None:
+            options[text_of(args[0]).lower()] = args[1]
         elif m == "option" and len(args) < 2:
             key, value = keyword_arg(c, "key"), keyword_arg(c, "value")
-            if literal_string(key) is not None:
-                options[literal_string(key).lower()] = value
+            if key is not None and text_of(key) is not None:
+                options[text_of(key).lower()] = value
         elif m == "options":
             for a in c.args:
                 if a.keyword is not None:
@@ -166,7 +167,7 @@ def reader_options(chain: list) -> tuple[dict, Optional[str]]:
                 else:
                     options["\0unknown"] = a.value  # `**opts` of a variable: anything may be in it
         elif m == "format" and args:
-            fmt = literal_string(args[0]) or "\0unknown"
+            fmt = text_of(args[0]) or "\0unknown"
     if chain:
         for a in chain[0].args:
             if a.keyword is not None:

@@ -77,7 +77,7 @@ class MergeSchemaOnRead(PythonRule):
         if receiver is None or receiver.kind != READER:
             return
         chain = reader_chain(node)
-        options, fmt = reader_options(chain)
+        options, fmt = reader_options(chain, self.ctx.semantic.text_of)
         if not truthy(options.get("mergeschema")) or any(method_name(c) == "schema" for c in chain) or \
                 keyword_arg(node, "schema") is not None:
             return

@@ -111,6 +111,7 @@ class SchemaInference(PythonRule):
         receiver = self.ctx.semantic.infer(node.func.value)
         if receiver is None or receiver.kind != READER:
             return
+        semantic = self.ctx.semantic  # option names may be constants of the project (`constants.CSV_INFER_SCHEMA`)
         chain = []
         inner = node
         while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
@@ -123,7 +124,7 @@ class SchemaInference(PythonRule):
         format_given = method != "load" or keyword_arg(node, "format") is not None
         for c in chain:
             m, args = method_name(c), positional_args(c)
-            if m == "option" and len(args) == 2 and (literal_string(args[0]) or "").lower() == "inferschema":
+            if m == "option" and len(args) == 2 and (semantic.text_of(args[0]) or "").lower() == "inferschema":
                 infer = infer or _truthy(args[1])
                 strings = strings or _falsy(args[1])
             if m == "options":
@@ -131,8 +132,8 @@ class SchemaInference(PythonRule):
                 strings = strings or _falsy(_option_keyword(c, "inferschema"))
             if m == "format" and args:
                 format_given = True
-                if literal_string(args[0]):
-                    fmt = literal_string(args[0]).rsplit(".", 1)[-1]  # "com.databricks.spark.csv" is csv
+                if semantic.text_of(args[0]):
+                    fmt = semantic.text_of(args[0]).rsplit(".", 1)[-1]  # "com.databricks.spark.csv" is csv
         if has_schema or not format_given or fmt.lower() not in ("csv", "json", "load"):
             # `load()` with no format reads spark.sql.sources.default (Parquet); Delta, Parquet, ORC... are typed
             return

@@ -45,8 +45,10 @@ from linter.semantic.values import (
 class Semantic(Evidence, Scopes, Inference):
     """Scopes, evidence and inference, fed by the engine's walk (see ``Scopes.hooks``)."""
 
-    def __init__(self, dataframe_functions: frozenset = frozenset(), text: str | None = None):
+    def __init__(self, dataframe_functions: frozenset = frozenset(), text: str | None = None,
+                 project_constants: dict | None = None):
         Scopes.__init__(self, dataframe_functions, text)
+        self.project_constants = project_constants or {}  # `pkg.constants.NAME` -> text (linter/project.py)
         Evidence.__init__(self)
 
 

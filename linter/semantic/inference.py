@@ -141,10 +141,12 @@ class Inference:
             left = self.text_of(node.left, depth + 1)
             right = self.text_of(node.right, depth + 1) if left is not None else None
             return left + right if right is not None else None  # `"jdbc:sqlite:" + path`
-        if isinstance(node, cst.Name):
-            value = self.lookup(node.value)
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            value = self.lookup(node.value) if isinstance(node, cst.Name) else self._infer(node)
             if value is not None and value.kind == STRING:
                 return value.detail if isinstance(value.detail, str) else self.text_of(value.node, depth + 1)
+            if value is not None and value.kind == IMPORT:  # `constants.CSV_HEADER` of a module of the project
+                return self.project_constants.get(value.detail)
             return None
         return literal_string(node)
 
