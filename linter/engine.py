@@ -170,6 +170,8 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     embedded_wanted = sql_wanted and _EMBEDDED_HINT.search(text) is not None
     from linter.configcheck import python_wants_config
 
+    if in_tests:  # a configuration rule may be off in test modules too (a test session's settings on purpose)
+        codes = codes - {r.code for r in registry.all_rules() if r.kind == "config" and r.skip_in_tests}
     config_wanted = python_wants_config(text, codes)
     if not rules and not embedded_wanted and not config_wanted:
         return []

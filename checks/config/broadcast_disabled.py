@@ -35,12 +35,14 @@ class BroadcastDisabled(ConfigRule):
     """
 
     code = "SPK802"
+    skip_in_tests = True  # a test session switches broadcasts off on purpose, to test sort-merge plans
     name = "broadcast-disabled"
     summary = "automatic broadcast joins switched off (threshold -1)"
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid(builder(("spark.sql.autoBroadcastJoinThreshold", "-1"))),
                Invalid("spark.sql.autoBroadcastJoinThreshold=-1\n", path="spark-defaults.conf"))
-    valid = (Valid(builder(("spark.sql.autoBroadcastJoinThreshold", "50MB"))),)
+    valid = (Valid(builder(("spark.sql.autoBroadcastJoinThreshold", "50MB"))),
+             Valid(builder(("spark.sql.autoBroadcastJoinThreshold", "-1")), path="tests/conftest.py"))
 
     def check(self, conf) -> None:
         setting = conf.get("spark.sql.autoBroadcastJoinThreshold")
