@@ -1187,6 +1187,29 @@ BOUNDS = [
         spark = SparkSession.builder.getOrCreate()
         rows = spark.sql("SELECT * FROM lake.orders WHERE day = current_date()").collect()  # <-
     """),
+    case("bounds", "report-join-of-unbounded-with-unknown-size", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+
+        def check(values, maybe):
+            orders = spark.table("lake.orders")
+            allowed = maybe.get("values")
+            try:
+                allowed = spark.createDataFrame(values, "value STRING")
+            except TypeError:
+                pass
+            joined = orders.join(allowed, orders["status"] == allowed["value"], "left")
+            return joined.collect()  # <-
+    """),
+    case("bounds", "quiet-join-of-bounded-frames", "SPK101", """
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        codes = spark.createDataFrame([("a", 1)], "code STRING, n INT")
+        names = spark.table("lake.names").limit(10)
+        rows = codes.join(names, "code").collect()
+    """),
     # -- a table or path the file itself wrote (overwrite) from a frame proven small ------------------
     case("bounds", "quiet-read-back-of-own-small-write", "SPK102", """
         import pandas as pd

@@ -15,11 +15,13 @@ BOUNDED = "bounded"
 
 
 def _combine_bounds(bounds) -> object:
+    """The bound of a join or union of frames: unbounded when one side is (whatever the other holds, nothing
+    proves the result small), unknown when one side is unknown, bounded when all are."""
+    if any(b == UNBOUNDED for b in bounds):
+        return UNBOUNDED
     if any(b is None for b in bounds):
         return None
-    if all(b != UNBOUNDED for b in bounds):
-        return BOUNDED
-    return UNBOUNDED
+    return BOUNDED
 
 
 
