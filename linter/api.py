@@ -38,7 +38,7 @@ def plan_findings(df, select: Optional[Iterable[str]] = None, ignore: Iterable[s
                   name: str = "<dataframe>") -> list[Finding]:
     """The plan rules' findings on a DataFrame's plan (or on explain text given as a string)."""
     from linter.config import Resolver
-    from linter.plans import check_plan_text
+    from linter.runtime.plans import check_plan_text
 
     text = df if isinstance(df, str) else explain_text(df)
     overrides: dict = {"select": list(select) if select is not None else ["SPK6"]}

@@ -13,12 +13,13 @@ import sys
 from typing import Optional
 
 from linter import __version__
+from linter.command import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
+from linter.command import emit as _emit
+from linter.command import fail as _fail
+from linter.command import overrides as _overrides
+from linter.command import warn as _warn
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
-
-class UsageError(Exception):
-    pass
+__all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "UsageError", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -130,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     init = sub.add_parser("init", help="add a commented [tool.sparkcheck] section to pyproject.toml")
     init.add_argument("directory", nargs="?", default=".")
+
+    sub.add_parser("server", help="run the language server (LSP) on stdin/stdout; needs sparkcheck[server]")
     return parser
 
 
@@ -152,7 +155,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()
-        if argv and argv[0] not in ("check", "plan", "diagnose", "capture", "rule", "rules", "init") and not argv[0].startswith("-"):
+        if argv and argv[0] not in ("check", "plan", "diagnose", "capture", "rule", "rules", "init", "server") and not argv[0].startswith("-"):
             # Like ruff, the default command is check: `sparkcheck src/`.
             argv = ["check", *argv]
         args = parser.parse_args(argv)
@@ -161,20 +164,18 @@ def main(argv: Optional[list[str]] = None) -> int:
             return EXIT_ERROR
         if args.command == "check":
             return run_check(args)
-        if args.command == "plan":
-            return run_plan(args)
-        if args.command == "diagnose":
-            from linter.diagnose import run_diagnose
+        if args.command in ("plan", "diagnose", "capture"):
+            from linter.runtime import commands
 
-            return run_diagnose(args)
-        if args.command == "capture":
-            from linter.capture import run_capture
-
-            return run_capture(args)
+            return getattr(commands, f"run_{args.command}")(args)
         if args.command == "rule":
             return run_rule(args)
         if args.command == "rules":
             return run_rules(args)
+        if args.command == "server":
+            from linter.server import main as run_server  # imports pygls: only here
+
+            return run_server()
         return run_init(args)
     except UsageError as exc:
         _fail(str(exc))
@@ -195,61 +196,6 @@ def main(argv: Optional[list[str]] = None) -> int:
             if os.environ.get("SPARKCHECK_DEBUG"):
                 raise
         return EXIT_ERROR
-
-
-def _fail(message: str) -> None:
-    sys.stderr.write(f"sparkcheck: error: {message}\n")
-
-
-def _warn(message: str) -> None:
-    sys.stderr.write(f"sparkcheck: warning: {message}\n")
-
-
-def _overrides(args) -> tuple[dict, Optional[str]]:
-    from linter.config import ConfigError, parse_inline
-    from linter.registry import SelectorError, resolve
-
-    overrides: dict = {}
-    config_file = None
-    for value in args.config:
-        if os.path.isfile(value) or (("=" not in value) and value.endswith(".toml")):
-            if config_file is not None:
-                raise ConfigError("--config: only one configuration file may be given")
-            config_file = value
-        else:
-            values, tables = parse_inline(value)
-            overrides.update(values)
-            if tables:
-                overrides.setdefault("__rules__", {}).update(tables)
-    for flag, key in (("select", "select"), ("fixable", "fixable"), ("unfixable", "unfixable"),
-                      ("exclude", "exclude"), ("extend_exclude", "extend-exclude")):
-        value = getattr(args, flag, None)
-        if value is not None:
-            overrides[key] = value
-    for flag, key in (("extend_select", "extend-select"), ("ignore", "extend-ignore")):
-        value = getattr(args, flag, None)
-        if value:
-            overrides[key] = overrides.get(key, []) + value
-    for flag, key in (("preview", "preview"), ("force_exclude", "force-exclude"),
-                      ("respect_gitignore", "respect-gitignore")):
-        value = getattr(args, flag, None)
-        if value is not None:
-            overrides[key] = value
-    if getattr(args, "extension", None):
-        from linter.config import parse_extension
-
-        overrides["extension"] = {k: v for value in args.extension for k, v in parse_extension(value).items()}
-    if args.target_spark:
-        from linter.config import KEYS
-
-        overrides["target-spark"] = KEYS["target-spark"](args.target_spark, "target-spark", "--target-spark")
-    for key in ("select", "extend-select", "extend-ignore", "fixable", "unfixable"):
-        for sel in overrides.get(key, []):
-            try:
-                resolve(sel, f"--{key}" if key != "extend-ignore" else "--ignore")
-            except SelectorError as exc:
-                raise UsageError(str(exc)) from None
-    return overrides, config_file
 
 
 def run_check(args) -> int:
@@ -430,17 +376,6 @@ def _strip_summary(text: str, findings, options) -> str:
     return text[: -len(tail)] if text.endswith(tail) else text
 
 
-def _emit(text: str, output_file: Optional[str]) -> None:
-    if output_file:
-        directory = os.path.dirname(os.path.abspath(output_file))
-        os.makedirs(directory, exist_ok=True)
-        with open(output_file, "w", encoding="utf-8") as f:
-            f.write(text)
-        return
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
 def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
     from linter.engine import check_source
     from linter.fixer import fix_source, unified_diff
@@ -488,61 +423,6 @@ def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
         f.filename = path
     _emit(render(fmt, findings, options), args.output_file)
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
-
-
-def plan_resolver(args):
-    """Settings for the plan-reading commands (no file selection or fix options)."""
-    from linter.config import Resolver
-
-    for flag in ("fixable", "unfixable", "exclude", "extend_exclude", "force_exclude", "respect_gitignore",
-                 "target_spark"):
-        setattr(args, flag, None)
-    overrides, config_file = _overrides(args)
-    return Resolver(overrides, config_file)
-
-
-def emit_plan_findings(findings, args, trees=()) -> int:
-    from linter.report import ReportOptions, render
-
-    if args.output_format == "html":
-        from linter.report import html
-
-        findings = sorted(findings, key=lambda f: f.sort_key())
-        _emit(html.render("sparkcheck: plans", findings, list(trees)), args.output_file)
-    else:
-        _emit(render(args.output_format or "full", findings, ReportOptions()), args.output_file)
-    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
-
-
-def run_plan(args) -> int:
-    from linter.plans import check_event_log, check_plan_text, check_sql_plans, plan_files
-    from linter.sources.eventlog import is_event_log
-
-    resolver = plan_resolver(args)
-    paths = args.paths or ["-"]
-    findings = []
-    trees: list = []  # (title, plan root) for the HTML report
-    if paths == ["-"]:
-        text = sys.stdin.read()
-        findings = check_plan_text("-", text, resolver.for_path(os.getcwd()), trees)
-    else:
-        from linter.sources import history
-
-        urls = [p for p in paths if history.is_url(p)]
-        for url in urls:
-            base, apps = history.applications(url)
-            for app in apps:
-                findings.extend(check_sql_plans(f"{base}/history/{app}", history.sql_plans(base, app),
-                                                resolver.for_path(os.getcwd()), trees=trees))
-        for path in plan_files([p for p in paths if p not in urls]):
-            if not os.path.exists(path):
-                raise UsageError(f"{path}: no such file or directory")
-            if is_event_log(path):
-                findings.extend(check_event_log(path, resolver.for_path(path), trees=trees))
-                continue
-            with open(path, encoding="utf-8", errors="replace") as f:
-                findings.extend(check_plan_text(path, f.read(), resolver.for_path(path), trees))
-    return emit_plan_findings(findings, args, trees)
 
 
 def run_rule(args) -> int:

@@ -64,6 +64,25 @@ class Location:
     file_row: Optional[int] = None  # the row in the raw file when it differs (notebooks)
 
 
+@dataclass(frozen=True)
+class Related:
+    """Another place of the same problem (a plan finding's node in the event log, when the finding is shown at
+    the user's line; the other nodes of a group): SARIF `relatedLocations`, `related` in JSON."""
+
+    filename: str
+    location: Location
+    end_location: Location
+    message: str = ""
+
+    def to_dict(self) -> dict:
+        return {"filename": self.filename, "location": _loc_dict(self.location),
+                "end_location": _loc_dict(self.end_location), "message": self.message}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Related":
+        return cls(d["filename"], Location(**d["location"]), Location(**d["end_location"]), d["message"])
+
+
 @dataclass
 class Finding:
     """A diagnostic placed in the user's file; what caches and reporters hold."""
@@ -80,6 +99,8 @@ class Finding:
     noqa_row: Optional[int] = None
     source_line: str = ""  # the text of the first reported line, for code frames
     context: list = field(default_factory=list)  # [(row, text)] around it
+    related: list = field(default_factory=list)  # [Related]: the problem's other places (runtime findings)
+    nodes: list = field(default_factory=list)  # ids of the plan nodes a plan finding is about
 
     def sort_key(self):
         loc = self.location
@@ -99,6 +120,8 @@ class Finding:
             "noqa_row": self.noqa_row,
             "source_line": self.source_line,
             "context": [list(c) for c in self.context],
+            "related": [r.to_dict() for r in self.related],
+            "nodes": list(self.nodes),
         }
 
     @classmethod
@@ -116,6 +139,8 @@ class Finding:
             noqa_row=d["noqa_row"],
             source_line=d["source_line"],
             context=[tuple(c) for c in d["context"]],
+            related=[Related.from_dict(r) for r in d.get("related", ())],
+            nodes=list(d.get("nodes", ())),
         )
 
 

@@ -159,8 +159,9 @@ def test_findings_land_on_the_call_site_unless_suppressed_there(tmp_path, run):
     _one_execution_log(log, job)
     r = run("plan", log, "--output-format", "json", cwd=tmp_path)
     found = json.loads(r.out)
-    assert r.code == 1 and sorted((os.path.basename(f["filename"]), f["location"]["row"]) for f in found) == \
-        [("app-1", 2), ("job.py", 3)]
+    # one finding, at the job's line; the node's line in the log is its related location
+    assert r.code == 1 and [(os.path.basename(f["filename"]), f["location"]["row"]) for f in found] == [("job.py", 3)]
+    assert [(os.path.basename(r["filename"]), r["location"]["row"]) for r in found[0]["related"]] == [("app-1", 2)]
     job.write_text(job.read_text().replace(".collect()\n", ".collect()  # noqa: SPK602\n"))
     assert run("plan", log, "--output-format", "json", cwd=tmp_path).code == 0
 

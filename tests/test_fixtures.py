@@ -67,7 +67,7 @@ FILES = sorted(_files())
 def test_fixture(path):
     settings = Resolver({}, cwd=FIXTURES).for_path(path)
     if path.endswith(".txt"):
-        from linter.plans import check_plan_text
+        from linter.runtime.plans import check_plan_text
 
         with open(path, encoding="utf-8") as f:
             findings = check_plan_text(path, f.read(), settings)
@@ -97,4 +97,5 @@ def test_corpus_covers_every_rule_and_kind():
     covered_elsewhere |= {"SPK701", "SPK702", "SPK703", "SPK704", "SPK705", "SPK706", "SPK707", "SPK708",
                           "SPK709", "SPK710"}
     assert {r.code for r in all_rules()} - covered_elsewhere <= codes
-    assert kinds == {".py", ".ipynb", ".sql", ".txt", ".conf", ".sh", ".yaml", ".yml", ".xml", ".properties"}
+    assert kinds == {".py", ".ipynb", ".sql", ".txt", ".conf", ".sh", ".yaml", ".yml", ".xml", ".properties", ".json",
+                     ".tf"}

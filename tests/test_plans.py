@@ -7,7 +7,7 @@ import pytest
 
 from conftest import SHARED_DATA, write
 from linter.config import Resolver
-from linter.plans import check_plan_text
+from linter.runtime.plans import check_plan_text
 from linter.sources.plan import parse_plans
 
 pytestmark = pytest.mark.spark

@@ -30,11 +30,11 @@ def _findings(tmp_path, rule, example):
     settings = _settings(tmp_path, rule, example.options)
     path = str(tmp_path / example.path)
     if rule.kind == "plan":
-        from linter.plans import check_plan_text
+        from linter.runtime.plans import check_plan_text
 
         found = check_plan_text(path, example.source, settings)
     elif rule.kind == "run":
-        from linter.diagnose import check_log
+        from linter.runtime.runs import check_log
 
         with open(path, "w", encoding="utf-8") as f:
             f.write(example.source)

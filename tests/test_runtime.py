@@ -34,7 +34,8 @@ JOINS = ("q02", "q03", "q05", "q07", "q08", "q09", "q10", "q11", "q12", "q13", "
 def _capture(base, threshold):
     out, logs = base / "plans", base / "logs"
     env = {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
-    r = run_process("capture", "--output-format", "json", "--event-log-dir", logs, "--",
+    # the plan rules are what these runs are built to show; run rules judge timings this machine decides
+    r = run_process("capture", "--select", "SPK6", "--output-format", "json", "--event-log-dir", logs, "--",
                     sys.executable, JOB, out, threshold, cwd=ROOT, env=env, timeout=600)
     assert r.code in (0, 1), r.err[-2000:]
     return json.loads(r.out)["findings"], out, logs
@@ -56,10 +57,19 @@ def _plan_codes(path):
     return json.loads(r.out)
 
 
+def _places(finding) -> list:
+    """Every file a finding names: where it is shown, and its related locations."""
+    return [finding["filename"]] + [r["filename"] for r in finding["related"]]
+
+
 def test_capture_reports_broadcastable_joins_at_the_jobs_line(no_broadcast):
     findings, _, logs = no_broadcast
-    source = [f for f in findings if f["filename"].endswith("tpch_job.py")]
-    assert source and all(f["code"] == "SPK604" for f in source), {f["code"] for f in source}
+    source = [f for f in findings if f["filename"].endswith("tpch_job.py") and f["code"] == "SPK604"]
+    assert source, {f["code"] for f in findings}
+    # one finding per join, shown at the job's line, with the node in the kept event log as a related location
+    assert all(len(f["related"]) == 1 and "eventlog_v2_" in f["related"][0]["filename"] for f in source)
+    shown = {(f["code"], f["message"].rsplit(" (plan node", 1)[0]) for f in source}
+    assert not [f for f in findings if "eventlog_v2_" in f["filename"] and (f["code"], f["message"]) in shown]
     collect_line = next(i for i, line in enumerate(open(JOB, encoding="utf-8"), start=1) if "query.collect()" in line)
     assert {f["location"]["row"] for f in source} == {collect_line}
     assert all("measured data size of the shuffle" in f["message"] for f in source)
@@ -78,12 +88,12 @@ def test_defaults_give_no_broadcast_finding_and_only_q22_is_reported(defaults):
     findings, plans, logs = defaults
     by_file = {}
     for f in _plan_codes(plans) + _plan_codes(logs):
-        by_file.setdefault(os.path.basename(f["filename"]), []).append(f)
+        for place in _places(f):
+            by_file.setdefault(os.path.basename(place), []).append(f)
     for name, found in by_file.items():
         assert all(f["code"] == "SPK603" and "substring(c_phone, 1, 2)" in f["message"] for f in found), found
-        assert name.startswith(("q22_", "eventlog_v2_")), name
-    # idle cores, stragglers and GC share depend on the machine's load, not on the queries: not what is tested
-    assert [f for f in findings if f["code"] not in ("SPK603", "SPK701", "SPK702", "SPK706")] == []
+        assert name.startswith(("q22_", "eventlog_v2_", "tpch_job.py")), name
+    assert [f for f in findings if f["code"] != "SPK603"] == []
 
 
 def test_every_mode_parses_into_its_plans_and_aqe_keeps_the_final_one(defaults):
@@ -162,12 +172,13 @@ def test_history_server_rest_api(no_broadcast, tmp_path):
         r = run_process("plan", url, "--output-format", "json", cwd=ROOT)
         assert r.code == 1, r.err
         found = json.loads(r.out)
-        at_server = [f for f in found if f["filename"].startswith(f"{url}/history/")]
-        assert at_server and {f["code"] for f in at_server} == {"SPK604"}
-        assert all("measured data size of the shuffle" in f["message"] for f in at_server)
-        from_log = [f for f in _plan_codes(logs) if f["filename"].startswith(str(logs))]
-        assert len(at_server) == len(from_log)  # the same executions, whichever way they are read
-        app = at_server[0]["filename"].rsplit("/", 1)[-1]
+        at_server = [f for f in found if any(p.startswith(f"{url}/history/") for p in _places(f))]
+        joins = [f for f in at_server if f["code"] == "SPK604"]
+        assert joins and all("measured data size of the shuffle" in f["message"] for f in joins)
+        from_log = [f for f in _plan_codes(logs) if any(p.startswith(str(logs)) for p in _places(f))]
+        # the same joins, whichever way the executions are read
+        assert len(joins) == len([f for f in from_log if f["code"] == "SPK604"])
+        app = next(p for p in _places(at_server[0]) if p.startswith(url)).rsplit("/", 1)[-1]
         assert run_process("plan", f"{url}/history/{app}", "--output-format", "json").code == 1
         # Every execution's tree, rebuilt from the server's nodes and edges, has the operators of the
         # log's plan in the same places (children in order, reused exchanges where they stood).

@@ -1,5 +1,6 @@
 from checks.run._log import log, task
 from linter.registry import Invalid, Option, RunRule, Valid
+from linter.sources.metrics import ratio
 from linter.sources.plan import MIB, format_size
 
 _SPILLING = log([("sortWithinPartitions at job.py:20",
@@ -58,7 +59,7 @@ class Spill(RunRule):
             if disk < self.opts["min-mib"] * MIB:
                 continue
             read = sum(stage.figures["input"]) + sum(stage.figures["shuffle_read"])
-            share = f", {disk / read:.0%} of its input" if read else ""
+            share = f", {ratio(disk, read)} its input" if read else ""  # spill may exceed the input: a ratio
             self.ctx.report_stage(self, stage, f"spilled {format_size(disk)} to disk ({format_size(memory)} in "
                                   f"memory){share}", help="more, smaller partitions, or more memory per task "
                                   "(fewer spark.executor.cores, more spark.executor.memory)")

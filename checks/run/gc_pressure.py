@@ -1,5 +1,6 @@
 from checks.run._log import log, task
 from linter.registry import Invalid, Option, RunRule, Valid
+from linter.sources.metrics import executor_gc, stage_gc
 
 _HEAVY = log([("groupBy at job.py:12", [task(duration=30_000, gc=9_000) for _ in range(8)])])
 _LIGHT = log([("groupBy at job.py:12", [task(duration=30_000, gc=600) for _ in range(8)])])
@@ -11,6 +12,12 @@ class GcPressure(RunRule):
     Finds stages and executors that spent over 10% of their executor run time
     in JVM garbage collection (the Executors tab's "GC Time" against "Task
     Time"), when they ran for at least 30 seconds in all.
+
+    Each task's GC time counts up to its own run time: with a concurrent
+    collector, and on GPU runs, the log can give a task more GC time than run
+    time, and summed as they are such figures make shares over 100%. The
+    share stays at most 100%, and the message says how many tasks had
+    inconsistent figures.
 
     ## Why is this bad?
     Time in GC is time not spent on the data, and heavy GC comes before
@@ -52,19 +59,27 @@ class GcPressure(RunRule):
     invalid = (Invalid(_HEAVY, path="app.log", count=2),)
     valid = (Valid(_LIGHT, path="app.log"),)
 
-    def _judge(self, gc: float, run: float) -> bool:
-        return run >= self.opts["min-run-seconds"] * 1000 and gc > self.opts["max-share"] * run
+    def _judge(self, share) -> bool:
+        return share.whole >= self.opts["min-run-seconds"] * 1000 and share.value > self.opts["max-share"]
 
     def check(self, app) -> None:
         for stage in app.stages.values():
-            gc, run = sum(stage.figures["gc_time"]), sum(stage.figures["run_time"])
-            if self._judge(gc, run):
-                self.ctx.report_stage(self, stage, f"{gc / run:.0%} of {run / 1000:.1f} s executor time in GC",
+            share = stage_gc(stage)
+            if self._judge(share):
+                self.ctx.report_stage(self, stage, f"{share.percent()} of {share.whole / 1000:.1f} s executor time "
+                                      f"in GC" + _note(share),
                                       help="more memory per task: fewer spark.executor.cores or more "
                                            "spark.executor.memory; avoid object-heavy aggregations")
+        shares = executor_gc(app)
         for ex in app.executors.values():
-            if self._judge(ex.gc_ms, ex.run_ms):
-                self.ctx.report_at(self, ex.line, f"executor {ex.id} ({ex.host}): {ex.gc_ms / ex.run_ms:.0%} of "
-                                   f"{ex.run_ms / 1000:.1f} s run time in GC",
+            share = shares.get(ex.id)
+            if share is not None and self._judge(share):
+                self.ctx.report_at(self, ex.line, f"executor {ex.id} ({ex.host}): {share.percent()} of "
+                                   f"{share.whole / 1000:.1f} s run time in GC" + _note(share),
                                    help="more memory per task on this executor, or a smaller heap per executor",
                                    label=f"executor {ex.id} ({ex.host})")
+
+
+def _note(share) -> str:
+    note = share.note()
+    return f"; {note}" if note else ""

@@ -1,5 +1,6 @@
 from checks.run._log import log, task
 from linter.registry import Invalid, Option, RunRule, Valid
+from linter.sources.metrics import runs_on_driver
 
 # 16 cores for 10 minutes, two 20-second stages of a few tasks.
 _IDLE = log([("count at job.py:7", [task(duration=20_000) for _ in range(4)]),
@@ -9,6 +10,11 @@ _BUSY = log([("count at job.py:7", [task(duration=590_000, executor=str(1 + i % 
             executors=(("1", 8), ("2", 8)))
 
 
+# The same idle hour on the driver alone (local[8]): a laptop's shell, not a cluster's waste.
+_LOCAL = log([("count at job.py:7", [task(duration=20_000, executor="driver") for _ in range(4)])],
+             executors=(("driver", 8),), duration_ms=600_000)
+
+
 class IdleCores(RunRule):
     """
     ## What it does
@@ -16,6 +22,14 @@ class IdleCores(RunRule):
     executors' lifetime: the sum of task durations against cores times the
     time each executor was alive. Applications shorter than a minute are not
     judged.
+
+    Local-mode runs (`local[*]`, `local[4]`: the driver's JVM runs every task)
+    are not judged either. There the "executor cores" are the cores of one
+    machine, usually a developer's laptop or a CI runner, shared with the
+    driver's own Python between actions, the IDE and the test runner; a shell
+    left open for an hour is idle by design, and nothing is paid for cores no
+    task used. Idle cores are a cluster's waste: `local-cluster`, standalone,
+    YARN and Kubernetes runs are judged.
 
     ## Why is this bad?
     Idle cores are paid for (cluster time, cloud bills) and do nothing: the
@@ -54,9 +68,11 @@ class IdleCores(RunRule):
     options = {"min-busy": Option(0.5, "The lowest busy share not reported."),
                "min-seconds": Option(60.0, "Shorter applications are not judged.")}
     invalid = (Invalid(_IDLE, path="app.log"),)
-    valid = (Valid(_BUSY, path="app.log"),)
+    valid = (Valid(_BUSY, path="app.log"), Valid(_LOCAL, path="app.log"))
 
     def check(self, app) -> None:
+        if runs_on_driver(app):
+            return  # one machine's cores, not a cluster's: see the manual
         end = app.end or app.last_time
         if not end or app.duration_ms < self.opts["min-seconds"] * 1000:
             return

@@ -3,14 +3,13 @@ from statistics import mean, median
 from checks.run._log import log, task
 from linter.registry import Invalid, Option, RunRule, Valid
 from linter.sources.app import quantiles
+from linter.sources.metrics import runs_on_driver
 from linter.sources.plan import MIB, format_ms, format_size
 
 _SKEWED = log([("join at job.py:31", [task(duration=900) for _ in range(19)] + [task(duration=48_000)])])
 _EVEN = log([("join at job.py:31", [task(duration=900) for _ in range(20)])])
 _DATA = log([("join at job.py:31", [task(duration=2000, shuffle_read=20 * MIB) for _ in range(19)] +
               [task(duration=9000, shuffle_read=900 * MIB, executor="2")])], executors=(("1", 4), ("2", 4)))
-
-
 
 
 class TaskSkew(RunRule):
@@ -25,6 +24,13 @@ class TaskSkew(RunRule):
     (a slow node: the same executor, among several, is the slow one in other
     stages too), and
     whether AQE's skew-join handling was on.
+
+    In local mode (`local[*]`: the driver's JVM runs every task, on one
+    machine) a time skew is still reported, since a partition that takes far
+    longer than the others keeps the stage waiting there too; but it is never
+    blamed on a slow node, and the message says that the run's timings are one
+    machine's, where the machine's own load and the start of a Python worker
+    count. A skew in the data read is the same on a laptop as on a cluster.
 
     ## Why is this bad?
     A stage ends when its last task ends: one task with a hot key keeps the
@@ -91,6 +97,7 @@ class TaskSkew(RunRule):
         aqe = app.properties.get("spark.sql.adaptive.enabled", "true" if app.spark_version >= "3.2" else "false")
         skew_join = app.properties.get("spark.sql.adaptive.skewJoin.enabled", "true")
         handling = "on" if aqe == "true" and skew_join == "true" else "off"
+        local = runs_on_driver(app)
         for stage, q, worst, heavy, time_skew, data_skew, average in flagged:
             reads = stage.figures["shuffle_read"]
             executor = stage.executors[worst]
@@ -99,6 +106,9 @@ class TaskSkew(RunRule):
                         f"{format_size(average)} on average")
             elif slow_executors.get(executor, 0) > 1 and len(app.executors) > 1:
                 kind = f"time skew on executor {executor}, the slow one in {slow_executors[executor]} stages (a slow node)"
+            elif local:
+                kind = ("time skew: the slow task read no more data than the others (a local-mode run: one "
+                        "machine's timings, its own load and Python worker starts included)")
             else:
                 kind = "time skew: the slow task read no more data than the others"
             self.ctx.report_stage(

@@ -29,7 +29,10 @@ def annotation(f, options: ReportOptions) -> str:
         f"endLine={end_line}",
         f"endColumn={end_col}",
     ]
-    return f"::{level} {','.join(props)}::{escape_data(cell_prefix(f) + f.message)}"
+    # a runtime finding's other places (its node in the event log) ride in the message: an annotation has one
+    notes = "".join(f"\nalso: {relative(r.filename, options)}:{r.location.row}:{r.location.column}"
+                    + (f" {r.message}" if r.message else "") for r in f.related)
+    return f"::{level} {','.join(props)}::{escape_data(cell_prefix(f) + f.message + notes)}"
 
 
 def render(findings: list, options: ReportOptions) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from typing import Optional
 
-from linter.report.summary import summarize
+from linter.report.summary import gc_cell, summarize
 from linter.sources.app import Application, quantiles
 from linter.sources.plan import PlanNode, format_ms
 
@@ -29,7 +29,7 @@ margin:16px 0;padding:12px 16px}h2{font-size:17px;margin:4px 0 10px}h3{font-size
 table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #eceef2;text-align:right}
 td:last-child,th:last-child{text-align:left}.finding{border-left:4px solid #c0392b;padding:6px 10px;margin:8px 0;
 background:#fdf3f2}.finding.warning{border-color:#d68910;background:#fdf8ef}.code{font-weight:700;font-family:monospace}
-.where{color:#5b6473;font-family:monospace;font-size:12px}.help{color:#2c5e2e}.tree ul{list-style:none;margin:0;
+.where{color:#5b6473;font-family:monospace;font-size:12px}.help{color:#2c5e2e}.also{color:#5b6473;font-size:12px}.tree ul{list-style:none;margin:0;
 padding-left:18px;border-left:1px dotted #c3c8d1}.tree li{margin:2px 0}.op{font-weight:600}.args{color:#5b6473;
 font-family:monospace;font-size:12px;word-break:break-all}.marked>.node{background:#fde2df;border-radius:3px;
 padding:1px 4px}.badge{display:inline-block;background:#c0392b;color:#fff;border-radius:3px;font-size:11px;
@@ -173,7 +173,9 @@ def findings_section(findings) -> str:
         parts.append(f'<div class="finding {_e(f.severity)}"><span class="code">{_e(f.code)}</span> '
                      f'<span class="name">{_e(f.name)}</span> <span class="where">{_e(f.filename)}:'
                      f'{f.location.row}:{f.location.column}</span><div class="message">{_e(f.message)}</div>'
-                     + (f'<div class="help">Treatment: {_e(f.help)}</div>' if f.help else "") + "</div>")
+                     + (f'<div class="help">Treatment: {_e(f.help)}</div>' if f.help else "")
+                     + "".join(f'<div class="also">Also: {_e(r.filename)}:{r.location.row}:{r.location.column}'
+                               f'{": " + _e(r.message) if r.message else ""}</div>' for r in f.related) + "</div>")
     parts.append("</section>")
     return "".join(parts)
 
@@ -183,7 +185,7 @@ def application_section(app: Application) -> str:
     rows = "".join(
         f'<tr><td>{_e(st["stage"])}</td><td>{st["tasks"]}</td><td>{format_ms(st["wall_ms"])}</td>'
         + "".join(f"<td>{format_ms(v)}</td>" for v in st["duration_ms"])
-        + f'<td>{st["gc_share"]:.0%}</td><td>{_e(st["name"])}</td></tr>' for st in s["worst_stages"])
+        + f'<td>{_e(gc_cell(st))}</td><td>{_e(st["name"])}</td></tr>' for st in s["worst_stages"])
     removed = "".join(f'<li>executor {_e(r["executor"])} ({_e(r["host"])}): {_e(r["reason"])}</li>'
                       for r in s["executors_removed"])
     return (f'<section class="application"><h2>{_e(s["name"] or "application")} <span class="where">'

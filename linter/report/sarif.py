@@ -28,6 +28,24 @@ def rule_descriptor(rule) -> dict:
     }
 
 
+def _related(number: int, related, options: ReportOptions) -> dict:
+    """A runtime finding's other place (its node in the event log): a SARIF related location."""
+    start, end = related.location, related.end_location
+    end_line, end_col = (end.row, end.column) if (end.row, end.column) > (start.row, start.column) \
+        else (start.row, start.column + 1)
+    location = {
+        "id": number,
+        "physicalLocation": {
+            "artifactLocation": {"uri": relative(related.filename, options)},
+            "region": {"startLine": start.row, "startColumn": start.column, "endLine": end_line,
+                       "endColumn": end_col},
+        },
+    }
+    if related.message:
+        location["message"] = {"text": related.message}
+    return location
+
+
 def render(findings: list, options: ReportOptions) -> str:
     rules = registry.all_rules()
     index = {r.code: i for i, r in enumerate(rules)}
@@ -61,6 +79,10 @@ def render(findings: list, options: ReportOptions) -> str:
                 "partialFingerprints": {"primaryLocationLineHash": f"{digest}:{seen[digest]}"},
             }
         )
+        if f.related:
+            results[-1]["relatedLocations"] = [_related(i, r, options) for i, r in enumerate(f.related, start=1)]
+        if f.nodes:
+            results[-1]["properties"] = {"planNodes": list(f.nodes)}
     doc = {
         "$schema": SCHEMA,
         "version": "2.1.0",

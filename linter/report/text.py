@@ -15,6 +15,12 @@ def _where(f, options: ReportOptions) -> str:
     return f"{path}:{loc.row}:{loc.column}"
 
 
+def also(related, options: ReportOptions) -> str:
+    """A related location as people read it: `app-1:2:1: plan node `CartesianProduct` (id 3)`."""
+    where = f"{shown_path(related.filename, options)}:{related.location.row}:{related.location.column}"
+    return f"{where}: {related.message}" if related.message else where
+
+
 def _marker(f, options: ReportOptions) -> str:
     return " [*]" if applicable(f, options) else ""
 
@@ -95,6 +101,7 @@ def render(fmt: str, findings: list, options: ReportOptions) -> str:
                 if f.fix is not None:
                     kind = "" if f.fix["applicability"] == "safe" else " (unsafe)"
                     out.append(f"  = fix{kind}: {f.fix['message']}")
+                out.extend(f"  = also: {also(r, options)}" for r in f.related)
                 out.append("")
     out.extend(summary(findings, options))
     return "\n".join(out) + "\n"

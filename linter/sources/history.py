@@ -168,6 +168,6 @@ def download_logs(base: str, app: str, into: str) -> list[str]:
             archive.extractall(into)
     except zipfile.BadZipFile:
         raise ConfigError(f"{url}: the answer is not a zip of event logs") from None
-    from linter.plans import plan_files
+    from linter.sources.inputs import plan_files
 
     return plan_files([into])

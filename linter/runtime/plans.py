@@ -2,23 +2,25 @@
 
 Every input becomes `PlanInput`s (a plan tree, its optimized logical plan when
 the text has one, a label and the Python call site when the input knows it),
-and every enabled plan rule visits every node of each. A finding is placed at
-the node's line in the input; when the SQL execution's call site names a Python
-file that exists here (`collect at /home/me/job.py:16`), the same finding is
-also placed at that file and line, so a pull request shows it on the source.
+and every enabled plan rule visits every node of each. One problem is one
+finding: placed at the Python line that ran the query when the SQL execution's
+call site names a file that exists here (`collect at /home/me/job.py:16`), so a
+pull request shows it on the source, else at the node's line in the input; the
+node's line in the log is then a related location. The nodes of one plan that
+a rule reports with the same message are one finding that counts them and
+lists their ids (`5 CartesianProduct nodes (ids 12, 18, 25, ...)`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from linter import registry
-from linter.diagnostics import Finding, Location
+from linter.diagnostics import Finding, Location, Related
 from linter.sources.plan import PlanNode, parse_plans
-
-PLAN_EXTENSIONS = (".txt", ".plan", ".log", ".explain")
 
 
 @dataclass
@@ -38,6 +40,9 @@ class PlanContext:
         self.findings: list[Finding] = []
         self.current = PlanInput(PlanNode("", "", 0))
         self._sources: dict = {}  # call-site path -> (path as shown, lines, noqa comments), read once
+        self._groups: dict = {}  # (code, message, help, plan or call site) -> _Group: one finding per problem
+        self._ids: dict = {}  # id(node) -> the node's id in the current plan
+        self._input_number = 0  # which plan of the input is being read
 
     def _source(self, call_site) -> Optional[tuple[str, int, str, object]]:
         """(path as the user would write it, row, text, suppressions) of a call site in a Python file here."""
@@ -56,30 +61,102 @@ class PlanContext:
     def logical(self) -> Optional[PlanNode]:
         return self.current.logical
 
+    def start_input(self, item: PlanInput) -> None:
+        """The next plan: its nodes get their ids (Spark's operator id where the text prints one, `(12)`, else
+        their place in the tree counted from 1 at the root, depth first), and its groups start empty."""
+        self.current = item
+        self._input_number += 1
+        nodes = list(item.root.walk())
+        printed = [_OPERATOR_ID.match(node.text) for node in nodes]
+        if all(printed):  # `formatted` explain: every operator carries its id
+            self._ids = {id(node): int(m.group(1)) for node, m in zip(nodes, printed)}
+        else:
+            self._ids = {id(node): place for place, node in enumerate(nodes, start=1)}
+
     def report(self, rule, node, message: str, help=None) -> None:
-        message = self.current.prefix + message
+        """One finding per problem: the first node a rule reports with this message in this plan (or run) makes
+        it; the next ones join it (its count, its node ids, their lines as related locations).
+
+        The finding is placed at the user's line when the call site names a Python file here, else at the node's
+        line in the plan or log; the other place is a related location (none with `source_only`: capture's
+        temporary log is gone when the report is read)."""
         source = self._source(self.current.call_site)
         if source is not None and source[3].match(rule.code, source[1] - 1)[0]:  # noqa lines count from 0
             return  # a noqa comment for this code on the job's line: the user has seen it, wherever it is read from
-        if source is None or not self.source_only:
-            line = self.lines[node.line - 1] if 0 < node.line <= len(self.lines) else node.text
-            loc = Location(node.line, node.column)
-            end = Location(node.line, node.column + len(node.text))
-            self.findings.append(Finding(rule.code, rule.name, message, rule.severity, self.path, loc, end,
-                                         help=help, noqa_row=node.line, source_line=line,
-                                         context=[(node.line, line)]))
         if isinstance(node, PlanNode):
-            node.marks.append((rule.code, rule.name, message, help))
+            node.marks.append((rule.code, rule.name, self.current.prefix + message, help))
+        plan_node = isinstance(node, PlanNode)
+        key = (rule.code, message, help, self._input_number if plan_node else self.current.call_site)
+        group = self._groups.get(key)
+        if group is not None:
+            self._join(group, node)
+            return
+        at_node = self._node_place(node)
         if source is not None:
             path, row, text, _ = source
             column = len(text) - len(text.lstrip()) + 1
-            where = "" if self.source_only else f" in {self.path}:{node.line}"
-            origin = f" (plan node `{node.name}`{where})" if isinstance(node, PlanNode) else \
-                (f" (from {self.path}:{node.line})" if where else "")
-            self.findings.append(Finding(
-                rule.code, rule.name, f"{message}{origin}",
-                rule.severity, path, Location(row, column), Location(row, max(column + 1, len(text.rstrip()) + 1)),
-                help=help, noqa_row=row, source_line=text, context=[(row, text)]))
+            primary = (path, Location(row, column), Location(row, max(column + 1, len(text.rstrip()) + 1)), text)
+            related = [] if self.source_only else [at_node]
+        else:
+            primary, related = (at_node.filename, at_node.location, at_node.end_location, self._line(node)), []
+        filename, loc, end, line = primary
+        finding = Finding(rule.code, rule.name, "", rule.severity, filename, loc, end, help=help,
+                          noqa_row=loc.row, source_line=line, context=[(loc.row, line)], related=related,
+                          nodes=[self._ids.get(id(node))] if plan_node else [])
+        group = self._groups[key] = _Group(finding, self.current.prefix, message, [node], source is not None)
+        self.findings.append(finding)
+        group.write()
+
+    def _join(self, group: "_Group", node) -> None:
+        group.nodes.append(node)
+        if isinstance(node, PlanNode):
+            group.finding.nodes.append(self._ids.get(id(node)))
+        place = self._node_place(node)
+        if (not self.source_only or not group.at_source) and all(
+                (r.filename, r.location.row) != (place.filename, place.location.row) for r in group.finding.related) \
+                and (group.finding.filename, group.finding.location.row) != (place.filename, place.location.row):
+            group.finding.related.append(place)
+        group.write()
+
+    def _line(self, node) -> str:
+        return self.lines[node.line - 1] if 0 < node.line <= len(self.lines) else node.text
+
+    def _node_place(self, node) -> Related:
+        what = f"plan node `{node.name}`" + (f" (id {self._ids[id(node)]})" if id(node) in self._ids else "") \
+            if isinstance(node, PlanNode) else node.text
+        return Related(self.path, Location(node.line, node.column), Location(node.line, node.column + len(node.text)),
+                       what)
+
+
+# `Project (4)`, `AQEShuffleRead (6), coalesced`: the operator id `formatted` explain prints after the name
+_OPERATOR_ID = re.compile(r"^[^\s(][^(]*? \((\d+)\)(?:,|\s*$)")
+SHOWN_IDS = 3  # node ids a grouped finding's message names; JSON has all
+
+
+@dataclass
+class _Group:
+    """The finding of one problem and the nodes that showed it."""
+
+    finding: Finding
+    prefix: str
+    message: str
+    nodes: list
+    at_source: bool
+
+    def write(self) -> None:
+        plan_nodes = [n for n in self.nodes if isinstance(n, PlanNode)]
+        if len(plan_nodes) > 1:
+            names = {n.name for n in plan_nodes}
+            kind = f"{names.pop()} " if len(names) == 1 else ""
+            ids = [str(i) for i in self.finding.nodes if i is not None]
+            shown = ", ".join(ids[:SHOWN_IDS]) + (", ..." if len(ids) > SHOWN_IDS else "")
+            head = f"{len(plan_nodes)} {kind}nodes" + (f" (ids {shown})" if ids else "") + ": "
+        elif len(self.nodes) > 1:
+            head = f"{len(self.nodes)} times: "
+        else:
+            head = ""
+        origin = f" (plan node `{plan_nodes[0].name}`)" if self.at_source and len(plan_nodes) == 1 else ""
+        self.finding.message = f"{self.prefix}{head}{self.message}{origin}"
 
 
 def _read_source(path: str):
@@ -119,7 +196,7 @@ def _run(ctx: PlanContext, inputs: Iterable[PlanInput]) -> list[Finding]:
     codes = ctx.settings.codes_for(ctx.path)
     instances = [r(ctx) for r in registry.all_rules() if r.kind == "plan" and r.code in codes]
     for item in inputs:
-        ctx.current = item
+        ctx.start_input(item)
         for rule in instances:
             start = getattr(rule, "start_plan", None)
             if start is not None:
@@ -187,22 +264,3 @@ def check_recorded_plans(path: str, settings, trees: Optional[list] = None) -> l
                                              (str(record.get("file")), int(record.get("line") or 0)))
                                    for plan in plans)))
     return sorted(findings, key=Finding.sort_key)
-
-
-def plan_files(paths: list[str]) -> list[str]:
-    from linter.sources.eventlog import is_event_log
-
-    out = []
-    for path in paths:
-        if os.path.isdir(path) and is_event_log(path):
-            out.append(path)  # a rolling event log directory is one log
-        elif os.path.isdir(path):
-            for base, dirs, names in os.walk(path):
-                rolling = sorted(d for d in dirs if is_event_log(os.path.join(base, d)))
-                out.extend(os.path.join(base, d) for d in rolling)  # read whole, not part by part
-                dirs[:] = sorted(d for d in dirs if d not in rolling)
-                out.extend(os.path.join(base, n) for n in sorted(names)
-                           if n.lower().endswith(PLAN_EXTENSIONS) or is_event_log(os.path.join(base, n)))
-        else:
-            out.append(path)
-    return out

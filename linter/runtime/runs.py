@@ -1,11 +1,13 @@
-"""Run diagnostics: `sparkcheck diagnose LOG|DIR|URL` and `sparkcheck capture`.
+"""The run-rule engine: an event log's Application checked by the plan (SPK6xx), run (SPK7xx) and
+configuration (SPK8xx over its Spark Properties) rules.
 
 An event log (or a History Server application, whose log is downloaded through
 its REST API) is read once into an Application (linter/sources/app.py); the plan
-rules (SPK6xx) check its SQL executions and the run rules (SPK7xx) its stages,
-tasks and executors. A finding is placed at the line of the event it is about
-(the stage's completion, the executor's removal) and, when the stage's call site
-names a Python file that exists here, at that line too.
+rules check its SQL executions and the run rules its stages, tasks and
+executors. A finding is placed at the user's line when the stage's call site
+names a Python file that exists here, else at the line of the event it is about
+(the stage's completion, the executor's removal); the other place is a related
+location of the same finding.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Optional
 
 from linter import registry
 from linter.diagnostics import Finding
-from linter.plans import PlanContext, PlanInput, check_sql_plans
+from linter.runtime.plans import PlanContext, PlanInput, check_sql_plans
 from linter.sources.app import Application
 
 
@@ -84,65 +86,3 @@ def check_log(path: str, settings, source_only: bool = False,
     if where is not None:
         app.path = where
     return app, check_application(app, settings, source_only)
-
-
-def report_runs(runs: list[tuple[Application, list[Finding]]], args) -> int:
-    """Print the summaries (text formats: before the findings; json: beside them) and the findings."""
-    import json
-    import sys
-
-    from linter.cli import EXIT_CLEAN, EXIT_FINDINGS, _emit
-    from linter.report import ReportOptions, render
-    from linter.report.summary import render_text, summarize
-
-    fmt = args.output_format or "full"
-    findings = sorted((f for _, group in runs for f in group), key=Finding.sort_key)
-    summaries = [summarize(app) for app, _ in runs]
-    if fmt == "html":
-        from linter.plans import plan_titles
-        from linter.report import html
-
-        trees = [tree for app, _ in runs for tree in plan_titles(app.path, app.plans)]
-        title = "sparkcheck: " + ", ".join(app.name or app.id or app.path for app, _ in runs)
-        _emit(html.render(title, findings, trees, [app for app, _ in runs]), args.output_file)
-    elif fmt == "json":
-        document = {"applications": summaries, "findings": json.loads(render("json", findings, ReportOptions()))}
-        _emit(json.dumps(document, indent=2) + "\n", args.output_file)
-    elif fmt in ("full", "concise", "grouped"):
-        text = "".join(render_text(s) + "\n" for s in summaries) + render(fmt, findings, ReportOptions())
-        _emit(text, args.output_file)
-    else:
-        _emit(render(fmt, findings, ReportOptions()), args.output_file)
-    sys.stdout.flush()
-    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
-
-
-def run_diagnose(args) -> int:
-    import os
-    import tempfile
-
-    from linter.cli import UsageError, plan_resolver
-    from linter.plans import plan_files
-    from linter.sources import history
-    from linter.sources.eventlog import is_event_log
-
-    resolver = plan_resolver(args)
-    runs = []
-    with tempfile.TemporaryDirectory(prefix="sparkcheck-history-") as downloads:
-        for path in args.paths:
-            if history.is_url(path):
-                base, apps = history.applications(path)
-                for app_id in apps:
-                    folder = os.path.join(downloads, app_id.replace("/", "_"))
-                    os.makedirs(folder, exist_ok=True)
-                    for log in history.download_logs(base, app_id, folder):
-                        runs.append(check_log(log, resolver.for_path(os.getcwd()), where=f"{base}/history/{app_id}"))
-                continue
-            if not os.path.exists(path):
-                raise UsageError(f"{path}: no such file or directory")
-            logs = [p for p in plan_files([path]) if is_event_log(p)]
-            if not logs:
-                raise UsageError(f"{path}: no event log here (plain, .gz, .zstd, .lz4, eventlog_v2_ directories)")
-            for log in logs:
-                runs.append(check_log(log, resolver.for_path(log)))
-        return report_runs(runs, args)
