@@ -101,7 +101,7 @@ def test_databricks_sql_notebook_end_to_end():
 def test_databricks_sql_bad_cells_are_reported_at_their_lines_and_the_rest_is_checked(tmp_path, run):
     text = (
         "-- Databricks notebook source\n"      # 1
-        "SELECT * FROM a WHERE status = 'N/A'\n"  # 2: a notebook's `SELECT *` is not SPK501's
+        "SELECT *, coalesce(status_txt, 'N/A') FROM a\n"  # 2: a notebook's `SELECT *` is not SPK501's
         "\n"
         "-- COMMAND ----------\n"              # 4
         "\n"
@@ -114,8 +114,8 @@ def test_databricks_sql_bad_cells_are_reported_at_their_lines_and_the_rest_is_ch
         "\n"
         "-- COMMAND ----------\n"              # 13
         "\n"
-        "SELECT * FROM d WHERE status = 'N/A'; -- noqa: SPK504\n"  # 15
-        "SELECT * FROM e WHERE status = 'N/A'\n"  # 16: a cell's statements, the last without `;`
+        "SELECT *, coalesce(status_txt, 'N/A') FROM d; -- noqa: SPK504\n"  # 15
+        "SELECT *, coalesce(status_txt, 'N/A') FROM e\n"  # 16: a cell's statements, the last without `;`
     )
     path = write(tmp_path / "report.sql", text)
     found = _findings(run, path)
@@ -232,12 +232,12 @@ def test_fabric_notebook_and_cell_languages(tmp_path, run):
     r_nb = {"kernelspec": {"display_name": "Synapse PySpark", "language": "Python", "name": "synapse_pyspark"},
             "language_info": {"name": "r"}}
     cells = [_code('library(sparklyr)\ndf <- sdf_sql(sc, "SELECT * FROM t WHERE status = \'N/A\'")'),
-             _code("%%sql\nSELECT * FROM t WHERE status = 'N/A'")]
+             _code("%%sql\nSELECT *, coalesce(status_txt, 'N/A') FROM t")]
     path = write(tmp_path / "r.ipynb", _notebook(cells, r_nb))
     assert _places(run, path) == {(2, 2, 32, "SPK504")}
-    sparksql = _code("SELECT * FROM lake.t WHERE status = 'N/A'")
+    sparksql = _code("SELECT *, coalesce(delivery_status, 'N/A') FROM lake.t")
     sparksql["metadata"] = {"microsoft": {"language": "sparksql"}}
-    tsql = _code("SELECT TOP 10 * FROM dbo.t WHERE status = 'N/A'")
+    tsql = _code("SELECT TOP 10 *, coalesce(delivery_status, 'N/A') FROM dbo.t")
     tsql["metadata"] = {"microsoft": {"language": "sql"}}  # T-SQL on a warehouse, not Spark SQL
     scala = _code('val rows = spark.table("t").collect()')
     scala["metadata"] = {"microsoft": {"language": "scala"}}

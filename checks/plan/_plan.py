@@ -141,6 +141,12 @@ def clean(text: str) -> str:
     return re.sub(r"#\d+L?", "", text)
 
 
+def shown(text: str, limit: int = 120) -> str:
+    """An expression for a message: without expression ids, a long one cut (`IN` lists of hundreds of values)."""
+    text = clean(text)
+    return text if len(text) <= limit else text[:limit - 4].rstrip(", ") + " ..."
+
+
 # Operators a Filter over a scan may sit above without changing what the scan could have skipped.
 THROUGH_TO_SCAN = {"Project", "Filter", "BatchEvalPython", "ArrowEvalPython", "DeserializeToObject", "ColumnarToRow"}
 

@@ -1,3 +1,4 @@
+from checks.plan._spark import internal_plan_reason
 from linter.registry import Invalid, PlanRule, Valid
 
 _PLAN = """== Physical Plan ==
@@ -16,7 +17,9 @@ class AdaptiveExecutionOff(PlanRule):
     Finds a batch plan with a shuffle (`Exchange`) that is not wrapped in
     `AdaptiveSparkPlan`: adaptive query execution was switched off
     (`spark.sql.adaptive.enabled=false`, or Spark 3.0/3.1 where it was off by
-    default). Streaming plans, where AQE does not apply, are left alone.
+    default). Streaming plans, where AQE does not apply, are left alone, and so
+    are Delta's own jobs (reads of `_delta_log`, `OPTIMIZE`): the setting that
+    switched AQE off is reported once, on the user's queries.
 
     ## Why is this bad?
     Without AQE, the number of shuffle partitions is fixed in advance
@@ -56,7 +59,7 @@ class AdaptiveExecutionOff(PlanRule):
                              for i, line in enumerate(_PLAN.splitlines()[1:])) + "\n", path="plan.txt"),)
 
     def start_plan(self, root) -> None:
-        if root.name in ("AdaptiveSparkPlan", "ResultQueryStage") or root.section:
+        if root.name in ("AdaptiveSparkPlan", "ResultQueryStage") or root.section or internal_plan_reason(self):
             return
         nodes = list(root.walk())
         if any(n.name.startswith(_NOT_ADAPTIVE) or "Streaming" in n.name for n in nodes):

@@ -1,6 +1,7 @@
 import re
 
 from checks.plan._plan import clean
+from checks.plan._spark import bloom_filter_aggregate, internal_plan_reason
 from linter.registry import Invalid, PlanRule, Valid
 
 _PLAN = """== Physical Plan ==
@@ -9,6 +10,14 @@ AdaptiveSparkPlan isFinalPlan=false
    +- Exchange hashpartitioning(o_custkey#36, 200), ENSURE_REQUIREMENTS, [plan_id=21]
       +- ObjectHashAggregate(keys=[o_custkey#36], functions=[partial_collect_list(o_orderkey#35, 0, 0)])
          +- FileScan parquet [o_orderkey#35,o_custkey#36] Batched: true, DataFilters: [], Format: Parquet, PartitionFilters: [], PushedFilters: [], ReadSchema: struct<o_orderkey:int,o_custkey:int>
+"""
+
+_BLOOM = """== Physical Plan ==
+Subquery subquery#93, [id=#251]
++- ObjectHashAggregate(keys=[], functions=[bloom_filter_agg(xxhash64(i_item_sk#45, 42), 17102, 136816, 0, 0)])
+   +- Exchange SinglePartition, ENSURE_REQUIREMENTS, [plan_id=249]
+      +- ObjectHashAggregate(keys=[], functions=[partial_bloom_filter_agg(xxhash64(i_item_sk#45, 42), 17102, 136816, 0, 0)])
+         +- FileScan parquet [i_item_sk#45] Batched: true, DataFilters: [isnotnull(i_item_sk#45)], Format: Parquet, PartitionFilters: [], PushedFilters: [IsNotNull(i_item_sk)], ReadSchema: struct<i_item_sk:int>
 """
 
 
@@ -27,6 +36,14 @@ class AggregateFallback(PlanRule):
     `collect_set`, `percentile`, typed aggregators) and a `SortAggregate` that
     needs a `Sort` of its input added for it. Each aggregation is reported
     once, at its partial (map-side) step.
+
+    Spark's own aggregations are skipped: `bloom_filter_agg`, the
+    `ObjectHashAggregate` that builds a runtime bloom filter
+    (`spark.sql.optimizer.runtime.bloomFilter.enabled`) in a scalar subquery,
+    is one global aggregate whose buffer is the filter's bit array, not a
+    grouping of the user's; Delta's internal jobs (reads of `_delta_log`) are
+    skipped too. Photon's and RAPIDS' aggregates (`PhotonGroupingAgg`,
+    `GpuHashAggregate`) are not read: they have no object-hash fallback.
 
     ## Why is this bad?
     `HashAggregate` keeps its buffers in compact binary rows, in generated
@@ -61,21 +78,24 @@ class AggregateFallback(PlanRule):
     summary = "an object-hash or sort-based aggregation instead of hash aggregation"
     invalid = (Invalid(_PLAN, path="plan.txt"),)
     valid = (Valid(_PLAN.replace("ObjectHashAggregate", "HashAggregate").replace("collect_list", "count"),
-                   path="plan.txt"),)
+                   path="plan.txt"),
+             # TPC-DS q72 (NDS): the runtime bloom filter Spark builds for a join
+             Valid(_BLOOM, path="plan.txt"))
 
     def _partial(self, node) -> bool:
         """The map-side step: no aggregation of the same kind below it (the final one has its partial below)."""
         return not any(below.name == node.name for below in node.walk() if below is not node)
 
     def visit_ObjectHashAggregate(self, node) -> None:
-        if not self._partial(node):
+        if not self._partial(node) or bloom_filter_aggregate(node) or internal_plan_reason(self):
             return
         self.ctx.report(self, node, f"`ObjectHashAggregate` ({_functions(node) or 'object aggregates'}) keeps JVM "
                         f"objects per key and falls back to sorting after 128 keys per task",
                         help="aggregate to a number where one is wanted; bound the groups of collect_list")
 
     def visit_SortAggregate(self, node) -> None:
-        if not node.children or node.children[0].name != "Sort" or not self._partial(node):
+        if not node.children or node.children[0].name != "Sort" or not self._partial(node) or \
+                internal_plan_reason(self):
             return
         self.ctx.report(self, node, f"`SortAggregate` ({_functions(node) or 'aggregates'}) sorts its whole input "
                         f"by `{clean(node.children[0].args.split(']')[0].strip('['))}` because hash aggregation "

@@ -1,3 +1,4 @@
+from checks.plan._spark import engine_operator, internal_plan_reason
 from linter.registry import Invalid, PlanRule, Valid
 
 _PLAN = """== Physical Plan ==
@@ -24,6 +25,13 @@ class CodegenBreak(PlanRule):
     codegen marker (so codegen is on and the plan was prepared). Operators
     right above an interpreted source (a Python UDF's output, a cached
     relation, local rows) are left alone.
+
+    Spark's own parts are judged as such: a plan AQE has not prepared yet
+    (`isFinalPlan=false`, a subquery that did not run) carries no markers to
+    expect, `AQEShuffleRead` and query stages are not operators codegen
+    compiles, and an operator fed by Photon or RAPIDS operators (`Photon*`,
+    `Gpu*`, which have no whole-stage codegen of Spark's) is left alone, as
+    are Delta's own jobs (reads of `_delta_log`).
 
     ## Why is this bad?
     Inside a codegen stage, a chain of operators is one compiled loop over
@@ -76,6 +84,8 @@ class CodegenBreak(PlanRule):
             return  # a plan AQE has not prepared yet (a subquery that did not run): no markers to expect
         if any(child.name in _INTERPRETED_SOURCES for child in node.children):
             return
+        if any(engine_operator(n) for n in node.walk()) or internal_plan_reason(self):
+            return  # rows come from a columnar engine's operators, or the job is Delta's
         if node.name == "Sort" and node.parent is not None and node.parent.name in ("SortAggregate", "Window"):
             return
         self.ctx.report(self, node, f"`{node.name}` runs outside whole-stage codegen, row by row through an "

@@ -1,7 +1,8 @@
 import re
 
 from checks.plan._plan import (clean, columns_of, conjuncts, expand_python_udfs, partition_columns, scan_below,
-                               scan_columns)
+                               scan_columns, shown)
+from checks.plan._spark import internal_plan_reason, pushed_forms, runtime_filter, translated
 from linter.registry import Invalid, PlanRule, Valid
 from linter.sources.plan import truncated
 
@@ -12,7 +13,14 @@ _PLAN = """== Physical Plan ==
 """
 
 
-def _reason(conjunct: str) -> str:
+def _columns_compared(conjunct: str) -> bool:
+    """A plain comparison of two columns (`a#1 < b#2`), with no function, cast or arithmetic around either."""
+    return (len(set(re.findall(r"([A-Za-z_]\w*)#\d+", conjunct))) > 1
+            and re.search(r"\b[a-z_]+\(|#\d+L?\s*[-+*/%]\s|\s[-+*/%]\s*\w+#\d", conjunct) is None)
+
+
+def _reason(conjunct: str):
+    """Why the condition stayed above the scan, in terms the user can act on; None when nothing would help."""
     if "$Lambda" in conjunct or ".apply" in conjunct:
         return "it is a typed Dataset lambda, opaque to the optimizer"
     if "pythonUDF" in conjunct:
@@ -21,7 +29,9 @@ def _reason(conjunct: str) -> str:
         return "a cast is wrapped around the column"
     if re.search(r"\b[a-z_]+\(", conjunct):
         return "a function is wrapped around the column"
-    return "the data source cannot evaluate it"
+    if re.search(r"#\d+L?\s*[-+*/%]\s|\s[-+*/%]\s*\w+#\d", conjunct):
+        return "arithmetic is applied to the column (compare the column with a computed value instead)"
+    return None  # a form no source filter has (`LIKE` with inner wildcards): nothing the query could change
 
 
 class FilterNotPushed(PlanRule):
@@ -29,11 +39,28 @@ class FilterNotPushed(PlanRule):
     ## What it does
     Finds conditions of a `Filter` over a file scan (through projections and
     Python evaluation or object deserialisation) that do not reach the scan's
-    `PushedFilters`: each
-    condition on data columns is looked for, by its columns, among the pushed
-    filters, and the message says which condition stayed behind and why (a
-    Python UDF's result, a function or a cast around the column). Truncated
-    values (`...`) count as unknown: nothing is reported from them.
+    `PushedFilters`. Each condition is translated as Spark's
+    `DataSourceStrategy.translateFilter` does (`isnull` -> `IsNull`,
+    `isnotnull` -> `IsNotNull`, `=` -> `EqualTo`, `IN`/`INSET` -> `In`,
+    `StartsWith` -> `StringStartsWith`, comparisons flipped when the literal
+    comes first, `AND`/`OR`/`NOT` when every part translates) and looked for
+    among the pushed filters and the `PartitionFilters`; only a condition no
+    source filter carries is reported, with why it stayed behind (a Python
+    UDF's result, a function or a cast around the column). A plain
+    comparison of two columns (`l_commitdate < l_receiptdate`) or a form no
+    source filter has (`o_comment NOT LIKE '%special%requests%'`, inner
+    wildcards) is not reported: no data source takes one, and nothing in the
+    query would make it pushable. Truncated values (`...`) count as unknown: nothing is
+    reported from them.
+
+    Spark's own filters are not the user's and are skipped: the `isnotnull`
+    checks the optimizer adds, runtime bloom filters (`might_contain`),
+    dynamic partition pruning (`dynamicpruningexpression`), comparisons with
+    a scalar subquery's result (no source can take a value known only at run
+    time), the blank-line filter of CSV schema inference, and whole jobs that
+    are Delta's (reads of `_delta_log`). Photon's and RAPIDS' scans
+    (`PhotonScan`, `GpuFileSourceScan`) are not read: they print their own
+    pushdown.
 
     ## Why is this bad?
     A pushed filter lets Parquet and ORC skip row groups by their statistics
@@ -65,10 +92,27 @@ class FilterNotPushed(PlanRule):
     code = "SPK603"
     name = "filter-not-pushed"
     summary = "a filter over a file scan that does not reach PushedFilters"
-    invalid = (Invalid(_PLAN, path="plan.txt"),)
+    invalid = (Invalid(_PLAN, path="plan.txt"),
+               # translatable, but the scan lists nothing for it
+               Invalid(_PLAN.replace("(upper(o_orderstatus#37) = F)", "o_orderstatus#37 IN (F,O)"), path="plan.txt"))
     valid = (Valid(_PLAN.replace("(upper(o_orderstatus#37) = F)", "(o_orderstatus#37 = F)")
                    .replace("PushedFilters: [IsNotNull(o_orderpriority)]",
-                            "PushedFilters: [IsNotNull(o_orderpriority), EqualTo(o_orderstatus,F)]"), path="plan.txt"),)
+                            "PushedFilters: [IsNotNull(o_orderpriority), EqualTo(o_orderstatus,F)]"), path="plan.txt"),
+             # TPC-DS q44: `isnull` is pushed as IsNull
+             Valid(_PLAN.replace("(upper(o_orderstatus#37) = F)", "isnull(o_orderstatus#37)")
+                   .replace("PushedFilters: [IsNotNull(o_orderpriority)]",
+                            "PushedFilters: [IsNotNull(o_orderpriority), IsNull(o_orderstatus)]"), path="plan.txt"),
+             Valid(_PLAN.replace("(upper(o_orderstatus#37) = F)", "((o_orderstatus#37 = F) OR (5 < o_custkey#36))")
+                   .replace("PushedFilters: [IsNotNull(o_orderpriority)]",
+                            "PushedFilters: [IsNotNull(o_orderpriority), "
+                            "Or(EqualTo(o_orderstatus,F),GreaterThan(o_custkey,5))]"), path="plan.txt"),
+             Valid(_PLAN.replace("(upper(o_orderstatus#37) = F)", "StartsWith(o_orderstatus#37, F)")
+                   .replace("PushedFilters: [IsNotNull(o_orderpriority)]",
+                            "PushedFilters: [IsNotNull(o_orderpriority), StringStartsWith(o_orderstatus,F)]"),
+                   path="plan.txt"),
+             # a runtime bloom filter Spark injected
+             Valid(_PLAN.replace("(upper(o_orderstatus#37) = F)",
+                                 "might_contain(scalar-subquery#71 [], xxhash64(o_custkey#36, 42))"), path="plan.txt"))
 
     def visit_Filter(self, node) -> None:
         condition = node.attrs.get("Condition", "")
@@ -78,14 +122,17 @@ class FilterNotPushed(PlanRule):
         if scan is None or scan.name != "FileScan" or "PushedFilters" not in scan.attrs:
             return
         pushed = scan.attrs["PushedFilters"]
-        if truncated(pushed):
+        if truncated(pushed) or internal_plan_reason(self):
             return
-        pushed_columns = {c.lower() for c in re.findall(r"\(([A-Za-z_]\w*)", pushed)}
+        forms = pushed_forms(pushed)
+        partition_filters = clean(scan.attrs.get("PartitionFilters", ""))
         partitions = partition_columns(scan)
         output = {c.lower() for c in scan_columns(scan) or ()}
         for conjunct in conjuncts(condition):
             if conjunct.lower().startswith("isnotnull("):
-                continue  # null checks Spark adds itself
+                continue  # null checks Spark adds itself (pushed as IsNotNull when it can)
+            if runtime_filter(conjunct):
+                continue  # a bloom filter or pruning filter Spark added: tested at run time, never pushed
             if "$Lambda" in conjunct:
                 self.ctx.report(self, node, f"a typed Dataset filter (a JVM lambda) is not pushed to the "
                                 f"{scan.fmt or 'file'} scan: {_reason(conjunct)}",
@@ -95,13 +142,23 @@ class FilterNotPushed(PlanRule):
                 continue  # Spark's own job that infers a CSV schema skips blank lines
             if re.search(r"\bSubquery\b|scalar-subquery", conjunct):
                 continue  # compared with a subquery's result: no source can take it at planning time
-            columns = columns_of(expand_python_udfs(conjunct, node)) - {"lambda"}
+            expanded = expand_python_udfs(conjunct, node)
+            columns = columns_of(expanded) - {"lambda"}
             if columns and columns <= partitions:
                 continue  # a condition on partition columns is SPK611's
-            if "pythonudf0" in conjunct.lower() or any(c.startswith("pythonudf") for c in columns):
-                columns = {"pythonudf"}
-            elif output:
+            if clean(conjunct) in partition_filters:
+                continue
+            if "pythonudf" not in conjunct.lower() and output:
                 columns &= output  # string literals print without quotes: `p_brand#5 = Brand#23`
-            if columns and not columns <= pushed_columns or (columns and re.search(r"\b[a-z_]+\(", conjunct)):
-                self.ctx.report(self, node, f"`{clean(conjunct)}` is not pushed to the {scan.fmt or 'file'} scan: "
-                                f"{_reason(conjunct)}", help="filter on the column itself so the scan can skip data")
+            if not columns:
+                continue  # no column of the scan: nothing a source could skip by
+            form = translated(conjunct, output or None)
+            if form is not None and form in forms:
+                continue  # translated as Spark does, and the scan carries it
+            if form is None and _columns_compared(conjunct):
+                continue  # `l_commitdate < l_receiptdate`: no source filter compares two columns, nothing to change
+            why = "the scan did not take it" if form is not None else _reason(conjunct)
+            if why is None:
+                continue  # `o_comment LIKE %special%requests%`: no source filter has the form, nothing to rewrite
+            self.ctx.report(self, node, f"`{shown(conjunct)}` is not pushed to the {scan.fmt or 'file'} scan: "
+                            f"{why}", help="filter on the column itself so the scan can skip data")

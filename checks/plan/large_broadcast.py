@@ -1,3 +1,4 @@
+from checks.plan._spark import in_spark_subquery
 from linter.registry import Invalid, Option, PlanRule, Valid
 from linter.sources.plan import MIB, format_size
 
@@ -25,6 +26,11 @@ class LargeBroadcast(PlanRule):
     (`spark.sql.broadcastTimeout`); Spark refuses broadcasts over 8 GiB.
     A broadcast hint or a raised `autoBroadcastJoinThreshold` is the usual way
     such a plan comes about.
+
+    A broadcast under dynamic partition pruning's `SubqueryBroadcast` is the
+    join's own broadcast reused to prune partitions, not a second one: it is
+    not reported again. A `ReusedExchange` of a broadcast is not a new one
+    either. RAPIDS' `GpuBroadcastExchange` is not read.
 
     ## Example
     ```text
@@ -60,6 +66,8 @@ class LargeBroadcast(PlanRule):
     valid = (Valid(_PLAN.replace("3.2 GiB", "3.2 MiB"), path="plan.txt"),)
 
     def visit_BroadcastExchange(self, node) -> None:
+        if in_spark_subquery(node):
+            return
         size = node.metrics.get("data size")
         source = "measured"
         if size is None and node.parent is not None and node.parent.name == "BroadcastQueryStage":

@@ -1,4 +1,6 @@
-from checks.plan._plan import clean, columns_of, conjuncts, expand_python_udfs, partition_columns, scan_below
+from checks.plan._plan import (clean, columns_of, conjuncts, expand_python_udfs, partition_columns, scan_below,
+                               shown)
+from checks.plan._spark import internal_plan_reason, runtime_filter
 from linter.registry import Invalid, PlanRule, Valid
 from linter.sources.plan import truncated
 
@@ -20,6 +22,11 @@ class PartitionFilterNotPushed(PlanRule):
     missing from the scan's `PartitionFilters`. A scan reading every column of
     the files when few are used is not reported: the optimizer already prunes
     columns, and reading them all is then what the query asks for.
+
+    Spark's own filters are skipped: runtime bloom filters (`might_contain`)
+    and dynamic partition pruning (`dynamicpruningexpression`, which prunes
+    partitions at run time from the other side of a join), the `isnotnull`
+    checks the optimizer adds, and Delta's own jobs (reads of `_delta_log`).
 
     ## Why is this bad?
     Partition pruning skips whole directories before any file is opened. When
@@ -64,17 +71,17 @@ class PartitionFilterNotPushed(PlanRule):
             return
         pushed = scan.attrs["PartitionFilters"]
         partitions = partition_columns(scan)
-        if truncated(pushed) or not partitions:
+        if truncated(pushed) or not partitions or internal_plan_reason(self):
             return
         pushed_columns = columns_of(pushed)
         for conjunct in conjuncts(condition):
             conjunct = expand_python_udfs(conjunct, node)
             columns = columns_of(conjunct)
-            if conjunct.lower().startswith("isnotnull(") or not columns & partitions:
+            if conjunct.lower().startswith("isnotnull(") or not columns & partitions or runtime_filter(conjunct):
                 continue
             if columns & partitions <= pushed_columns and clean(conjunct) in clean(pushed):
                 continue
             names = ", ".join(sorted(columns & partitions))
-            self.ctx.report(self, node, f"`{clean(conjunct)}` filters on partition column `{names}` but is not a "
+            self.ctx.report(self, node, f"`{shown(conjunct)}` filters on partition column `{names}` but is not a "
                             f"partition filter: every partition is listed and read",
                             help="compare the partition column itself with a value of its type")

@@ -17,6 +17,9 @@ class PythonUdfInPlan(PlanRule):
     Finds Python in a physical plan: `BatchEvalPython` (a plain Python UDF,
     row at a time), `ArrowEvalPython` (a pandas or Arrow UDF),
     `FlatMapGroupsInPandas` (`applyInPandas`), `MapInPandas`, `MapInArrow`.
+    Spark inserts none of these itself, so nothing is skipped; RAPIDS'
+    `GpuArrowEvalPython` is not read (it is the same UDF on another engine,
+    reported where its CPU plan runs).
 
     ## Why is this bad?
     Each of these ships rows from the JVM to Python worker processes and back;

@@ -25,6 +25,8 @@ class SkewJoinInPlan(PlanRule):
     `ShuffledHashJoin(skew=true)`, and `AQEShuffleRead ... skewed`. With
     measured metrics (event logs), the message says how many partitions were
     skewed and into how many pieces they were split.
+    `AQEShuffleRead` is AQE's own operator, but `skewed` on it is AQE's
+    measurement of the user's data: it is reported, once per join.
 
     ## Why is this bad?
     AQE's skew handling is a rescue, not a cure: it splits partitions over

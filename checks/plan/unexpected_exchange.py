@@ -1,6 +1,7 @@
 import re
 
 from checks.plan._plan import clean
+from checks.plan._spark import in_spark_subquery, internal_plan_reason
 from linter.registry import Invalid, PlanRule, Valid
 
 _PLAN = """== Physical Plan ==
@@ -36,6 +37,16 @@ class UnexpectedExchange(PlanRule):
     (`SinglePartition`, `roundrobinpartitioning(1)`) other than the cheap ones
     that gather partial aggregates for a global aggregation or the first rows
     of each partition for a `limit`.
+
+    Spark's own shuffles are skipped: the `SinglePartition` gather of a
+    runtime bloom filter's subquery (`bloom_filter_agg`), the exchanges under
+    dynamic partition pruning's `SubqueryBroadcast`, and whole jobs of Delta's
+    (reads of `_delta_log`). A `ReusedExchange` is a leaf that points at a
+    shuffle already judged, and AQE's `AQEShuffleRead` and query stages are
+    looked through; a Databricks `display()` or `%sql` result is a limit
+    (`CollectLimit`), whose gather of the first rows is a cheap one. Photon's
+    and RAPIDS' exchanges (`PhotonShuffleExchangeSink`, `GpuShuffleExchange`)
+    are not read.
 
     ## Why is this bad?
     Each `Exchange` writes every row to disk and reads it over the network. A
@@ -79,6 +90,8 @@ class UnexpectedExchange(PlanRule):
                    , path="plan.txt"),)
 
     def visit_Exchange(self, node) -> None:
+        if in_spark_subquery(node) or internal_plan_reason(self):
+            return
         text = node.attrs.get("Arguments") or node.text
         if re.search(r"\bSinglePartition\b|roundrobinpartitioning\(1\)", text, re.I):
             below = node.children[0] if node.children else None

@@ -9,7 +9,8 @@ with ``...`` are kept as they are and count as unknown, never as evidence.
 
 AQE: an ``AdaptiveSparkPlan`` whose text holds both a ``== Final Plan ==`` and an
 ``== Initial Plan ==`` keeps the final plan (what ran) as its child and the
-initial one in ``initial``; rules walk only what ran. Sizes written by Spark,
+initial one in ``initial``; rules walk only what ran (an ``EmptyRelation``, a branch
+AQE proved empty, keeps no children: what Spark prints below it is a logical plan). Sizes written by Spark,
 ``Statistics(sizeInBytes=1562.5 KiB, ...)`` on AQE query stages and on the
 ``cost`` mode's logical plan, become bytes; the optimized logical plan of the
 ``cost`` mode is kept beside its physical plan (``Plan.logical``) so a rule can
@@ -147,9 +148,7 @@ def _parse_tree(lines: list[tuple[int, str]]) -> Optional[PlanNode]:
             continue
         node = PlanNode(name.group(1), body.rstrip(), number, column + shift + 1, codegen, name.group(2))
         _inline_fields(node)
-        adaptive = next((k for k in range(len(stack) - 1, -1, -1)
-                         if stack[k][1].name == "AdaptiveSparkPlan" and stack[k][0] <= column), None) \
-            if section else None
+        adaptive = _owner(stack, section) if section else None
         if adaptive is not None:
             # The tree under a marker belongs to the AdaptiveSparkPlan above it, even where Spark
             # prints it at the same column (AQE plans of subqueries lose their indentation).
@@ -169,7 +168,30 @@ def _parse_tree(lines: list[tuple[int, str]]) -> Optional[PlanNode]:
     if root is not None:
         for node in list(root.walk()):
             _choose_final(node)
+            if node.name == "EmptyRelation":
+                node.children = []  # AQE proved the branch empty; what it prints below is the logical plan
     return root
+
+
+def _owner(stack: list, section: str) -> Optional[int]:
+    """The stack index of the AdaptiveSparkPlan a `== Final Plan ==` / `== Initial Plan ==` marker belongs to.
+
+    Spark prints the sections of a subquery's AdaptiveSparkPlan (dynamic pruning's, a scalar subquery's)
+    left of where the plan itself stands, so the column says nothing: the final plan belongs to the
+    innermost AdaptiveSparkPlan still without a tree, the initial plan to the innermost one with a final
+    plan and no initial plan yet (a nested subquery's sections close before its parent's initial plan).
+    """
+    for k in range(len(stack) - 1, -1, -1):
+        node = stack[k][1]
+        if node.name != "AdaptiveSparkPlan":
+            continue
+        sections = {child.section for child in node.children}
+        if section == "Initial Plan" and "Initial Plan" not in sections and \
+                ("Final Plan" in sections or not node.children):
+            return k
+        if section != "Initial Plan" and not node.children:
+            return k
+    return None
 
 
 def _choose_final(node: PlanNode) -> None:
