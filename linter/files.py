@@ -132,6 +132,23 @@ def is_checkable(path: str, extension: Optional[dict] = None) -> bool:
     return path.lower().endswith(EXTENSIONS) or language_of(path, extension) is not None
 
 
+# The suffixes of the languages discovery picks by content too (linter/sources BY_CONTENT), for a cheap test first.
+_BY_CONTENT_SUFFIXES = (".json", ".yml", ".yaml", ".tf", ".tfvars")
+
+
+def holds_settings(path: str, extension: Optional[dict] = None) -> bool:
+    """Whether a file found in a directory is worth reading for its content: a JSON, YAML or Terraform file
+    only when it can hold a Spark setting (most of them are package manifests, CI workflows, other
+    infrastructure); every other type sparkcheck reads, always. Reads the file's bytes, never parses them."""
+    if not extension and not path.lower().endswith(_BY_CONTENT_SUFFIXES):
+        return True
+    from linter.sources import BY_CONTENT, language_of
+    from linter.sources.sparkconf import file_may_hold_settings
+
+    language = language_of(path, extension)
+    return language not in BY_CONTENT or file_may_hold_settings(language, path)
+
+
 def skip_reason(path: str, extension: Optional[dict] = None, head: Optional[str] = None) -> Optional[str]:
     """Why a file named on the command line is not checked (None: it is): a suffix sparkcheck does not read,
     or no suffix and no `#!` line naming python or a shell (``head``, the file's start, is read from the file
@@ -172,8 +189,10 @@ def discover(
     """Yield the files to check, in a stable order; unreadable places go to ``errors``.
 
     In directories a file is picked by its name (``is_checkable``, with the `extension` mapping that
-    ``extension_for`` gives for its directory). A file named explicitly is checked unless sparkcheck does not
-    read its type: with ``skipped`` given, it goes there as a DiscoveryError saying why.
+    ``extension_for`` gives for its directory), and a JSON, YAML or Terraform file also by its content
+    (``holds_settings``). A file named explicitly is checked unless sparkcheck does not
+    read its type: with ``skipped`` given, it goes there as a DiscoveryError saying why; a JSON, YAML or
+    Terraform file named explicitly whose content holds no setting is passed over without a word.
     """
     seen: set[str] = set()
     extension_for = extension_for or (lambda path: {})
@@ -195,6 +214,10 @@ def discover(
                 reason = skip_reason(absolute, extension_for(absolute))
                 if reason is not None:
                     skipped.append(DiscoveryError(given, reason))
+                    continue
+                if not holds_settings(absolute, extension_for(absolute)):
+                    # JSON, YAML or Terraform naming nothing of Spark's (pre-commit passes every one): nothing
+                    # to check, and nothing to say (a lock file over max-file-size is not an SPK001 finding).
                     continue
             if absolute not in seen:
                 seen.add(absolute)
@@ -277,7 +300,7 @@ def _walk(top, shown, exclude_for, respect_gitignore, ignores, errors, seen, ext
             shown_path = os.path.join(shown_dir, entry.name) if shown_dir != "." else entry.name
             if is_dir:
                 subdirs.append((path, shown_path, active))
-            elif entry.is_file() and path not in seen:
+            elif entry.is_file() and path not in seen and holds_settings(path, extension):
                 seen.add(path)
                 yield shown_path
         stack.extend(reversed(subdirs))

@@ -207,7 +207,7 @@ def test_files_without_a_suffix_are_read_by_their_shebang(tmp_path, run):
     assert "bin/nightly:4:30: SPK101" in r.out and "bin/submit:2:23: SPK804" in r.out and "SPK001" not in r.out
     assert r.err == "sparkcheck: bin/NOTES: skipped: no suffix, and no #! line naming python or a shell; " \
                     "sparkcheck reads .py, .pyi, .ipynb, .sql, spark-defaults*.conf, .properties, .sh, .bash, .yml, " \
-                    ".yaml, capacity-scheduler.xml, yarn-site.xml\n"
+                    ".yaml, capacity-scheduler.xml, yarn-site.xml, .json, .tf, .tfvars\n"
     assert run("check", "bin", "--no-cache", cwd=tmp_path).code == 0  # discovery never opens them
 
 

@@ -26,8 +26,10 @@ def test_hooks_file_follows_the_conventions():
         assert hook["entry"].startswith("sparkcheck check --force-exclude")
         assert hook["language"] == "python" and hook["require_serial"] is True
         # CONVENTIONS' four, plus what the configuration checks read: spark-submit lines in shell and YAML,
-        # Dataproc/Yandex cluster properties (identify tags `.properties` as java-properties)
-        assert hook["types_or"] == ["python", "pyi", "jupyter", "sql", "shell", "yaml", "java-properties"]
+        # Dataproc/Yandex cluster properties (identify tags `.properties` as java-properties), cluster definitions
+        # in JSON and Terraform
+        assert hook["types_or"] == ["python", "pyi", "jupyter", "sql", "shell", "yaml", "java-properties", "json",
+                                    "terraform"]
         assert hook["minimum_pre_commit_version"] == "2.9.2"
         assert "args" not in hook
     assert "--fix" in hooks["sparkcheck-fix"]["entry"]

@@ -13,8 +13,8 @@ class ManyExecutorCores(ConfigRule):
     five, wherever the configuration is written.
 
     Not reported where the configuration shows the guidance does not apply:
-    a `k8s://` or `local` master, `spark.kubernetes.*` or
-    `spark.databricks.*` settings beside it, or an object-store path
+    a `k8s://` or `local` master, a Databricks cluster definition,
+    `spark.kubernetes.*` or `spark.databricks.*` settings beside it, or an object-store path
     (`s3://`, `gs://`, `abfss://` ...) in the same file.
 
     Preview: the five-core ceiling is advice for executors that read and
@@ -78,7 +78,7 @@ class ManyExecutorCores(ConfigRule):
         if cores is None or cores <= self.opts["max-cores"]:
             return
         master = (conf.master or "").strip().lower()
-        if master.startswith(("k8s://", "local")) or conf.object_store_writes or \
+        if master.startswith(("k8s://", "local")) or conf.object_store_writes or conf.kind == "databricks" or \
                 any(s.key.startswith(_NOT_HDFS_PREFIXES) for s in conf.settings):
             return
         self.ctx.report(self, setting, f"{cores:g} cores per executor: past about {self.opts['max-cores']} concurrent "

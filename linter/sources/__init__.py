@@ -19,8 +19,11 @@ from linter.diagnostics import Location
 
 PYTHON = "python"
 SQL = "sql"
-CONFIG = "config"  # spark-defaults.conf, cluster .properties, shell scripts and YAML, Hadoop XML
-CONFIG_LANGUAGES = ("spark-defaults", "properties", "shell", "yaml", "hadoop-xml")
+CONFIG = "config"  # spark-defaults.conf, cluster .properties, shell scripts and YAML, Hadoop XML, JSON, Terraform
+CONFIG_LANGUAGES = ("spark-defaults", "properties", "shell", "yaml", "hadoop-xml", "json", "terraform")
+# Config languages that discovery in directories picks by content as well as by name: most JSON, YAML and
+# Terraform files in a repository set nothing of Spark's (linter/sources/sparkconf.py's ``may_hold_settings``).
+BY_CONTENT = ("json", "yaml", "terraform")
 
 
 class SourceError(Exception):
@@ -154,10 +157,11 @@ def is_test_path(path: str) -> bool:
 
 # The languages a file can be read as (`--extension SUFFIX:LANGUAGE`, `extension = {SUFFIX = "LANGUAGE"}`).
 # The config formats name the settings file they read; `pyi` is Python, as ruff has it.
-LANGUAGES = ("python", "pyi", "ipynb", "sql", "spark-defaults", "properties", "shell", "yaml", "hadoop-xml")
+LANGUAGES = ("python", "pyi", "ipynb", "sql", "spark-defaults", "properties", "shell", "yaml", "hadoop-xml", "json",
+             "terraform")
 # What a file is read as by its name alone, for messages (see ``language_of``).
 KNOWN_NAMES = (".py", ".pyi", ".ipynb", ".sql", "spark-defaults*.conf", ".properties", ".sh", ".bash", ".yml",
-               ".yaml", "capacity-scheduler.xml", "yarn-site.xml")
+               ".yaml", "capacity-scheduler.xml", "yarn-site.xml", ".json", ".tf", ".tfvars")
 _SHEBANG = re.compile(r"#![ \t]*(?:\S*/)?(?:env(?:[ \t]+-\S+)*[ \t]+(?:\S*/)?)?(python|pypy|sh|bash|zsh|ksh|dash)[\d.]*(?:\s|$)")
 
 
@@ -189,6 +193,10 @@ def language_of(path: str, extension: Optional[dict] = None, head: Optional[str]
         return "yaml"
     if name in ("capacity-scheduler.xml", "yarn-site.xml"):
         return "hadoop-xml"
+    if suffix == "json":
+        return "json"
+    if suffix in ("tf", "tfvars"):
+        return "terraform"
     if not suffix and head is not None:
         m = _SHEBANG.match(head.lstrip("\ufeff"))
         if m:

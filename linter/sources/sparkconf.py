@@ -14,6 +14,11 @@
   `capacity-scheduler:yarn.scheduler.capacity.resource-calculator=...`), the key read without its prefix:
   `.properties` files, and the `--properties` of `gcloud dataproc clusters create` (also gcloud's `^#^`
   delimiter) and `--property` of `yc dataproc cluster create` in shell scripts and YAML, one set per command.
+- cluster and job definitions in JSON, YAML and Terraform (AWS EMR configuration lists, CloudFormation,
+  EMR Serverless job runs and `sparkSubmitParameters`, Databricks `spark_conf`, Spark operator
+  `SparkApplication` manifests, Dataproc and Yandex Data Processing Terraform): linter/sources/clusters.py,
+  one set per cluster; and the JSON given inline to `aws emr create-cluster --configurations` and
+  `aws emr-serverless start-job-run` in scripts.
 - an event log's environment (Spark Properties), read by linter/sources/app.py.
 
 Each setting keeps where its value is written (offsets into the text, or a
@@ -22,6 +27,8 @@ libcst node), so a finding lands on the value.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -61,7 +68,10 @@ class Setting:
 class ConfigSet:
     """The settings of one source, in the order they are written (the last one of a key wins)."""
 
-    kind: str  # "python", "defaults", "submit", "yaml", "xml", "properties", "cluster" (cluster properties), "eventlog"
+    # "python", "defaults", "submit", "yaml", "xml", "properties", "eventlog", "json", "terraform" (the file's own
+    # settings), and for a cluster definition its platform: "cluster" (Dataproc, Yandex Data Processing), "emr",
+    # "databricks", "kubernetes" (the Spark operator).
+    kind: str
     settings: list = field(default_factory=list)
     object_store_writes: bool = False  # the same source writes to s3://, gs://, abfss:// ...
     uses_rdd: bool = False
@@ -88,8 +98,51 @@ class ConfigSet:
         return (self.master or "").startswith("local")
 
 
+# What a JSON, YAML or Terraform file must say, in any letter case, to be read: a Spark or YARN setting, a
+# spark-submit line or a Dataproc command (YAML), or the keys of a cluster definition (clusters.py's markers).
+_CONTENT = {"json": (b"classification", b"spark_conf", b"sparkconf", b"sparksubmitparameters", b"spark-submit",
+                     b"override_properties", b"softwareconfig", b"spark_submit_task", b"dataproc"),
+            "terraform": (b"dataproc", b"databricks_cluster", b"databricks_job", b"spark_conf", b"aws_emr",
+                          b"classification", b"spark_submit_parameters", b"spark."),
+            "yaml": (b"spark", b"yarn", b"dataproc", b"classification")}
+
+
+def may_hold_settings(language: str, data: bytes) -> bool:
+    """Whether a file of a config language discovery picks by content (see ``BY_CONTENT`` in
+    linter/sources/__init__.py) can hold a setting sparkcheck reads: a byte test, no decoding, no parse."""
+    markers = _CONTENT.get(language)
+    if markers is None:
+        return True
+    lowered = data.lower()
+    return any(marker in lowered for marker in markers)
+
+
+def file_may_hold_settings(language: str, path: str, chunk: int = 1 << 20) -> bool:
+    """``may_hold_settings`` of a file, read a chunk at a time (a large data or lock file is not held in
+    memory whole, and the scan stops at the first marker). A file that cannot be read says yes: reading
+    it fails later, with its own message."""
+    markers = _CONTENT.get(language)
+    if markers is None:
+        return True
+    overlap = max(len(m) for m in markers) - 1
+    try:
+        with open(path, "rb") as f:
+            tail = b""
+            while True:
+                block = f.read(chunk)
+                if not block:
+                    return False
+                window = tail + block.lower()
+                if any(marker in window for marker in markers):
+                    return True
+                tail = window[-overlap:]
+    except OSError:
+        return True
+
+
 def is_config_file(path: str) -> bool:
-    """A settings file by its name: spark-defaults*.conf, .properties, shell, YAML, capacity-scheduler.xml, yarn-site.xml."""
+    """A settings file by its name: spark-defaults*.conf, .properties, shell, YAML, capacity-scheduler.xml,
+    yarn-site.xml, JSON, Terraform."""
     from linter.sources import CONFIG_LANGUAGES, language_of
 
     return language_of(path) in CONFIG_LANGUAGES
@@ -97,7 +150,7 @@ def is_config_file(path: str) -> bool:
 
 # What a config language is read as (ConfigSet.kind).
 _KINDS = {"spark-defaults": "defaults", "properties": "properties", "shell": "submit", "yaml": "yaml",
-          "hadoop-xml": "xml"}
+          "hadoop-xml": "xml", "json": "json", "terraform": "terraform"}
 
 
 def _kind(path: str, language: Optional[str] = None) -> str:
@@ -122,9 +175,11 @@ def config_sets(path: str, text: str, language: Optional[str] = None) -> list:
     """The settings of a config file, one ConfigSet per cluster they configure.
 
     The file's own settings (spark-defaults lines, spark-submit options, YAML keys, XML pairs, the lines
-    of a .properties file) are one set; each `gcloud dataproc clusters create` or `yc dataproc cluster
-    create` command is a set of its own, so the rules that weigh one setting against another (cores
-    against memory) read both from the same cluster definition.
+    of a .properties file) are one set; each `gcloud dataproc clusters create`, `yc dataproc cluster
+    create` or `aws emr ...` command, and each cluster defined in JSON, YAML or Terraform
+    (linter/sources/clusters.py), is a set of its own, so the rules that weigh one setting against another
+    (cores against memory) read both from the same cluster definition. A setting inside a definition is
+    that definition's only.
     """
     kind = _kind(path, language)
     store = mentions_object_store(text)
@@ -138,20 +193,62 @@ def config_sets(path: str, text: str, language: Optional[str] = None) -> list:
             conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2) if m.group(2) else m.start(2)))
     elif kind == "properties":
         _properties_file(text, conf)
+    elif kind in ("json", "terraform"):
+        clusters = _definitions(kind, text, store)
     else:
         _submit_lines(text, conf)
         if kind == "yaml":
+            clusters = _definitions(kind, text, store)
             for m in re.finditer(r"(?m)^[ \t-]*[\"']?(spark\.[\w.\-]+)[\"']?[ \t]*:[ \t]*[\"']?([^\"'\n#]+?)[\"']?"
                                  r"[ \t]*(?:#.*)?$", text):
                 conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
-        clusters = _cluster_commands(text, store)
-    if kind != "properties":
+        clusters += _cluster_commands(text, store) + _aws_commands(text, store)
+    if kind not in ("properties", "json", "terraform"):
         # `capacity-scheduler:yarn...=...` written outside a command sparkcheck reads (a Makefile line, a comment).
-        spans = [c.span for c in clusters]
         for m in re.finditer(r"\b(?:capacity-scheduler|yarn):(yarn\.[\w.\-]+)=([\w.$]+)", text):
-            if not any(start <= m.start() < end for start, end in spans):
-                conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
-    return [conf, *clusters]
+            conf.add(Setting(m.group(1), m.group(2), m.start(2), m.end(2)))
+    if clusters:
+        # What a cluster definition holds is that cluster's, not the file's as well.
+        spans = sorted(c.span for c in clusters)
+        starts = [a for a, _ in spans]
+        reach = list(itertools.accumulate((b for _, b in spans), max))  # the furthest end up to each span
+
+        def inside(offset: int) -> bool:
+            k = bisect.bisect_right(starts, offset) - 1
+            return k >= 0 and offset < reach[k]
+
+        conf.settings = [s for s in conf.settings if not inside(s.start)]
+        conf.master = None
+        for setting in conf.settings:
+            if setting.key == "spark.master":
+                conf.master = setting.value
+    return [conf, *clusters] if conf.settings or not clusters else clusters
+
+
+def _definitions(kind: str, text: str, store: bool) -> list:
+    """The clusters defined in a JSON, YAML or Terraform text (linter/sources/clusters.py); only a text
+    with the keys of a cluster definition is parsed. JSON that does not parse is an SPK001 finding; YAML
+    and Terraform are read as far as they go (templates)."""
+    from linter.sources import clusters
+    from linter.sources.tree import TreeError, line_col, read_json, read_yaml
+
+    if not clusters.wanted(text):
+        return []
+    if kind == "json":
+        try:
+            documents = [read_json(text)]
+        except TreeError as exc:
+            from linter.sources import SourceError
+
+            row, column = line_col(text, exc.offset)
+            raise SourceError(exc.message, row, column) from None
+    elif kind == "terraform":
+        from linter.sources.hcl import read_hcl
+
+        documents = [read_hcl(text)]
+    else:
+        documents = read_yaml(text)
+    return clusters.cluster_sets(documents, text, store)
 
 
 # The file prefixes of Dataproc's and Yandex Data Processing's cluster properties (`spark:spark.executor.cores`):
@@ -227,6 +324,99 @@ def _cluster_commands(text: str, store: bool) -> list:
     return out
 
 
+# `aws emr create-cluster --configurations '[...]'`, `aws emr-serverless start-job-run --job-driver '{...}'
+# --configuration-overrides '{...}'`, and the same of `aws emr-containers` (EMR on EKS).
+_AWS_COMMAND = re.compile(r"\baws[ \t]+(emr[ \t]+create-cluster|emr-serverless[ \t]+start-job-run|"
+                          r"emr-containers[ \t]+start-job-run)\b")
+_AWS_JSON_FLAGS = ("--configurations", "--job-driver", "--configuration-overrides")
+
+
+def _aws_commands(text: str, store: bool) -> list:
+    """One set per AWS CLI command that creates an EMR cluster or starts an EMR job, from the JSON given
+    inline to its flags (a `file://` argument is a file of its own, checked where it is)."""
+    if "aws" not in text or "emr" not in text:
+        return []
+    from linter.sources.clusters import cluster_sets
+    from linter.sources.tree import Map, Scalar, TreeError, read_json, remap
+
+    out = []
+    for m in _AWS_COMMAND.finditer(text):
+        end = _quoted_command_end(text, m.end())
+        words = _shell_words(text, m.end(), end)
+        documents = []
+        for i, (word, offsets) in enumerate(words):
+            flag, eq, inline = word.partition("=")
+            if flag not in _AWS_JSON_FLAGS:
+                continue
+            if eq:
+                value, where = inline, offsets[len(flag) + 1:]
+            elif i + 1 < len(words):
+                value, where = words[i + 1]
+            else:
+                continue
+            if flag == "--configurations" and "Properties={" in value:
+                document = _shorthand_configurations(value, where)
+                if document is not None:
+                    documents.append(document)
+                # The shorthand takes one configuration a word: `Classification=a,Properties={...} Classification=b,...`
+                for extra, extra_where in words[i + 2:]:
+                    if extra.startswith("--") or "Properties={" not in extra:
+                        break
+                    document = _shorthand_configurations(extra, extra_where)
+                    if document is not None:
+                        documents.append(document)
+                continue
+            if not value.lstrip().startswith(("[", "{")):
+                continue
+            try:
+                document = read_json(value)
+            except TreeError:
+                continue
+            remap(document, where)
+            documents.append(document)
+        if not documents:
+            continue
+        # The command is the definition: its flags' documents are one cluster (or one job run).
+        root = Map(m.start())
+        root.end = end
+        kind = m.group(1).split()[0]
+        for document in documents:
+            root.items.append(("jobDriver" if kind != "emr" else "Configurations", document.start, document))
+        if kind == "emr-containers":
+            root.items.append(("virtualClusterId", m.start(), Scalar("", m.start(), m.start())))
+        for conf in cluster_sets([root], text, store):
+            conf.span = (m.start(), end)
+            out.append(conf)
+    return out
+
+
+def _shorthand_configurations(value: str, where: list):
+    """The AWS CLI's shorthand of one configuration, `Classification=spark-defaults,Properties={k=v,k2=v2}`,
+    as the tree of its JSON form (`[{"Classification": ..., "Properties": {...}}]`), at its place in the file."""
+    from linter.sources.tree import Map, Scalar, Seq
+
+    m = re.search(r"Classification=([^,{}]*)", value)
+    props = re.search(r"Properties=\{([^{}]*)\}", value)
+    if m is None or props is None or not where:
+        return None
+
+    def at(i: int) -> int:
+        return where[i] if i < len(where) else where[-1] + 1
+
+    item = Map(at(0))
+    item.items.append(("Classification", at(m.start(1)), Scalar(m.group(1), at(m.start(1)), at(m.end(1)))))
+    properties = Map(at(props.start()))
+    for pair in re.finditer(r"([^,=]+)=([^,]*)", props.group(1)):
+        start, end = props.start(1) + pair.start(2), props.start(1) + pair.end(2)
+        properties.items.append((pair.group(1).strip(), at(props.start(1) + pair.start(1)),
+                                 Scalar(pair.group(2), at(start), at(end - 1) + 1 if end > start else at(start),
+                                        offsets=[at(k) for k in range(start, end)])))
+    item.items.append(("Properties", properties.start, properties))
+    seq = Seq(item.start)
+    seq.items.append(item)
+    return seq
+
+
 def _property_list(value: str, where: list, conf: ConfigSet, gcloud: bool) -> None:
     """`prefix:key=value,prefix:key=value`; gcloud's `^#^` at the start changes the delimiter (`gcloud topic
     escaping`). A piece that is not `prefix:key=...` continues the value before it (`spark:spark.jars=a.jar,b.jar`)."""
@@ -264,6 +454,26 @@ def _command_end(text: str, end: int) -> int:
             end = newline + 1
             continue
         return newline
+
+
+def _quoted_command_end(text: str, i: int) -> int:
+    """The end of a shell command whose quoted arguments may span lines (JSON given inline)."""
+    quote = None
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == quote:
+                quote = None
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif c == "\n" or c == "#" and text[i - 1] in " \t":
+            return i if c == "\n" else text.find("\n", i) if "\n" in text[i:] else len(text)
+        i += 1
+    return len(text)
 
 
 def _shell_words(text: str, start: int, end: int) -> list:
@@ -322,29 +532,41 @@ def _submit_lines(text: str, conf: ConfigSet) -> None:
     """Every spark-submit command: its line and the continuation lines (`\\` at the end), tokenised."""
     for m in _SUBMIT.finditer(text):
         end = _command_end(text, m.end())
-        tokens = [(t.group(1) if t.group(1) is not None else t.group(2) if t.group(2) is not None else t.group(3),
-                   t.start(1) if t.group(1) is not None else t.start(2) if t.group(2) is not None else t.start(3))
-                  for t in _TOKEN.finditer(text, m.end(), end) if t.group(0) != "\\"]
-        i = 0
-        while i < len(tokens):
-            token, start = tokens[i]
-            flag, _, inline = token.partition("=")
-            if flag == "--conf":
-                value, at = (inline, start + len("--conf=")) if inline else \
-                    (tokens[i + 1] if i + 1 < len(tokens) else ("", start))
-                key, sep, setting = value.partition("=")
-                if sep and key.startswith(("spark.", "yarn.")):
-                    offset = at + len(key) + 1
-                    conf.add(Setting(key, setting, offset, offset + len(setting)))
-                i += 1 if inline else 2
+        words = []
+        for t in _TOKEN.finditer(text, m.end(), end):
+            if t.group(0) == "\\":
                 continue
+            group = 1 if t.group(1) is not None else 2 if t.group(2) is not None else 3
+            words.append((t.group(group), range(t.start(group), t.end(group))))
+        submit_words(words, conf)
+
+
+def submit_words(words: list, conf: ConfigSet) -> None:
+    """The settings among spark-submit's words: ``(word, offset of each of its characters)`` pairs;
+    `--conf k=v` (also `--conf=k=v`, `-c k=v`) and the options of SUBMIT_FLAGS."""
+    i = 0
+    while i < len(words):
+        token, offsets = words[i]
+        flag, _, inline = token.partition("=")
+        if flag in ("--conf", "-c") or flag in SUBMIT_FLAGS:
+            if inline:
+                value, where, i = inline, offsets[len(flag) + 1:], i + 1
+            elif i + 1 < len(words):
+                (value, where), i = words[i + 1], i + 2
+            else:
+                break
             if flag in SUBMIT_FLAGS:
-                value, at = (inline, start + len(flag) + 1) if inline else \
-                    (tokens[i + 1] if i + 1 < len(tokens) else ("", start))
-                conf.add(Setting(SUBMIT_FLAGS[flag], value, at, at + len(value)))
-                i += 1 if inline else 2
-                continue
-            i += 1
+                key, at = SUBMIT_FLAGS[flag], 0
+            else:
+                key, sep, _ = value.partition("=")
+                if not sep or not key.startswith(("spark.", "yarn.")):
+                    continue
+                at = len(key) + 1
+            start = where[at] if at < len(where) else (where[-1] + 1 if len(where) else 0)
+            stop = where[len(value) - 1] + 1 if len(value) > at else start
+            conf.add(Setting(key, value[at:], start, stop))
+            continue
+        i += 1
 
 
 def from_properties(properties: dict, line: int, object_store_writes: bool, uses_rdd: bool) -> ConfigSet:
