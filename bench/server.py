@@ -1,0 +1,203 @@
+"""`sparkcheck server`: from an edit to its published diagnostics, and memory over many edits.
+
+Run by hand:  .venv/bin/python bench/server.py [--edits 1000] [--timed 25]
+
+The input is a 2,000-line PySpark file made of the project's own fixture jobs
+(fixtures/python/*.py, whole files in turn, then comment lines to reach 2,000):
+dense PySpark with embedded SQL and many findings, the costly case for a check.
+
+1. Latency: a real client (pygls's) starts the server over stdio as an editor
+   does, opens the file and, after warm-up edits, makes ``--timed`` one-character
+   edits (incremental sync), each timed from sending ``didChange`` to receiving
+   the ``publishDiagnostics`` of that version (the server's debounce included).
+   Printed: the median, and its ratio to ``sparkcheck check --no-cache`` of the
+   same file in a fresh process (median of 3 runs): what an editor would cost by
+   running the command line on each change. Target: under 150 ms.
+   Also printed: libcst's parse of the same text in this process (how sparkcheck
+   calls it), the floor of any check that re-reads the whole file.
+2. Memory: ``--edits`` edits sent in bursts of 25 (the debounce merges a
+   burst into one check), waiting for each burst's diagnostics; the server's
+   resident memory (VmRSS) after the first 100 edits and after all of them.
+   Target: within 10 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import glob
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from lsprotocol import types as t
+from pygls.lsp.client import LanguageClient
+
+LINES = 2000
+BURST = 25  # edits sent at once: the debounce makes one check of them
+
+
+def build_file(directory: str) -> str:
+    jobs = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "fixtures", "python", "*.py"))):
+        with open(path, encoding="utf-8") as f:
+            jobs.append(f.read().rstrip("\n").split("\n"))
+    lines = ["# bench/server.py: fixture jobs one after another"]
+    while True:
+        added = False
+        for job in jobs:
+            if len(lines) + len(job) <= LINES:
+                lines.extend(job)
+                added = True
+        if not added:
+            break
+    lines.extend(f"# padding {i}" for i in range(LINES - len(lines)))
+    path = os.path.join(directory, "two_thousand_lines_job.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def parse_seconds(text: str, runs: int = 3) -> float:
+    from linter.sources.python import parse
+
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        parse(text)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def cli_seconds(path: str, runs: int = 3) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "linter", "check", "--no-cache", "-q", "--output-format", "concise",
+                        path], cwd=ROOT, capture_output=True, check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+class Bench:
+    def __init__(self):
+        self.client = LanguageClient("sparkcheck-bench", "1")
+        self.arrived: dict = {}  # version -> (time, number of diagnostics)
+        self.waiting: dict = {}
+
+        @self.client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def publish(params: t.PublishDiagnosticsParams):
+            self.arrived[params.version] = (time.perf_counter(), len(params.diagnostics))
+            future = self.waiting.pop(params.version, None)
+            if future is not None and not future.done():
+                future.set_result(None)
+
+    async def published(self, version: int, timeout: float = 300) -> None:
+        if version in self.arrived:
+            return
+        future = asyncio.get_running_loop().create_future()
+        self.waiting[version] = future
+        await asyncio.wait_for(future, timeout)
+
+    def edit(self, uri: str, version: int) -> None:
+        """Type a character at the end of the first line, or delete it again."""
+        start = t.Position(line=0, character=len("# bench/server.py: fixture jobs one after another"))
+        if version % 2 == 0:
+            change = t.TextDocumentContentChangePartial(range=t.Range(start=start, end=start), text="x")
+        else:
+            end = t.Position(line=0, character=start.character + 1)
+            change = t.TextDocumentContentChangePartial(range=t.Range(start=start, end=end), text="")
+        self.client.text_document_did_change(t.DidChangeTextDocumentParams(
+            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]))
+
+
+async def run(path: str, text: str, edits: int, timed: int) -> dict:
+    bench = Bench()
+    client = bench.client
+    await client.start_io(sys.executable, "-m", "linter", "server", cwd=ROOT)
+    pid = client._server.pid
+    await client.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities(), process_id=os.getpid(),
+                                                     root_uri="file://" + os.path.dirname(path)))
+    client.initialized(t.InitializedParams())
+    uri = "file://" + path
+    start = time.perf_counter()
+    client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(
+        uri=uri, language_id="python", version=1, text=text)))
+    await bench.published(1)
+    first = bench.arrived[1][0] - start
+    findings = bench.arrived[1][1]
+
+    version = 1
+    for _ in range(5):  # warm-up
+        version += 1
+        bench.edit(uri, version)
+        await bench.published(version)
+    latencies = []
+    for _ in range(timed):
+        version += 1
+        sent = time.perf_counter()
+        bench.edit(uri, version)
+        await bench.published(version)
+        latencies.append(bench.arrived[version][0] - sent)
+
+    rss_100 = None
+    for n in range(1, edits + 1):
+        version += 1
+        bench.edit(uri, version)
+        if n % BURST == 0:
+            await bench.published(version)
+            if n == 100:
+                rss_100 = rss_kib(pid)
+    rss_end = rss_kib(pid)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return {"first": first, "findings": findings, "latencies": latencies, "rss_100": rss_100, "rss_end": rss_end}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--edits", type=int, default=1000)
+    parser.add_argument("--timed", type=int, default=25)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        path = build_file(directory)
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().count("\n")
+        load = os.getloadavg()[0]
+        print(f"file: {lines:,} lines of fixture jobs; load average {load:.1f} on {os.cpu_count()} cores")
+        cli = cli_seconds(path)
+        print(f"sparkcheck check, fresh process (median of 3): {cli * 1000:.0f} ms")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        floor = parse_seconds(text)
+        print(f"libcst parse of the file alone (best of 3, this process): {floor * 1000:.0f} ms")
+        result = asyncio.run(run(path, text, args.edits, args.timed))
+        median = statistics.median(result["latencies"])
+        print(f"server: first diagnostics after open {result['first'] * 1000:.0f} ms ({result['findings']} findings)")
+        print(f"server: edit -> published diagnostics, median of {len(result['latencies'])}: {median * 1000:.0f} ms "
+              f"(min {min(result['latencies']) * 1000:.0f}, max {max(result['latencies']) * 1000:.0f}); "
+              f"{median / cli:.2f}x the fresh `sparkcheck check`; target 150 ms: "
+              f"{'met' if median < 0.150 else 'not met'}")
+        growth = result["rss_end"] / result["rss_100"] - 1
+        print(f"server memory: {result['rss_100'] / 1024:.1f} MiB after 100 edits, "
+              f"{result['rss_end'] / 1024:.1f} MiB after {args.edits} ({growth:+.1%}); target within 10%: "
+              f"{'met' if abs(growth) <= 0.10 else 'not met'}")
+
+
+if __name__ == "__main__":
+    main()
