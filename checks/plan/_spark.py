@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from checks.plan._plan import _closes_at_end
+
 # Names of Spark's own expressions in a condition: a runtime bloom filter's test, dynamic partition pruning.
 _RUNTIME_FILTER = re.compile(
     r"\b(?:might_contain|dynamicpruningexpression|dynamicpruning#|(?:partial_)?bloom_filter_agg)\b", re.IGNORECASE)
@@ -117,15 +119,6 @@ def _strip_parens(text: str) -> str:
     while text.startswith("(") and _closes_at_end(text):
         text = text[1:-1].strip()
     return text
-
-
-def _closes_at_end(text: str) -> bool:
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and i < len(text) - 1:
-            return False
-    return True
 
 
 def _split_top(text: str, word: str) -> Optional[tuple[str, str]]:
