@@ -44,6 +44,9 @@ def test_every_shared_log_has_one_finding_per_problem_and_no_share_over_100(name
     text = _diagnose(run, path, cwd=tmp_path, fmt="full").out  # the stage table's cells, the messages
     assert _shares_over_100(text) == [], text
     assert f"Found {len(findings)} error" in text or (not findings and "All checks passed!" in text)
+    # what Spark inserts for itself (runtime filters, pruning, AQE's reads, Delta's log) is not the user's mistake
+    spark_own = ("bloom_filter_agg", "might_contain", "dynamicpruning", "AQEShuffleRead", "_delta_log")
+    assert not [f["message"] for f in findings if any(word in f["message"] for word in spark_own)]
 
 
 def test_a_run_whose_call_sites_are_here_is_one_finding_per_problem_at_the_users_line(run):

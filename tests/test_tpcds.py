@@ -133,3 +133,14 @@ def test_no_plan_rule_fires_on_nearly_every_plan(plans):
             hits[code] = hits.get(code, 0) + 1
     noisy = {code: n for code, n in hits.items() if n >= 0.9 * len(texts)}
     assert not noisy, f"{noisy} of {len(texts)} plans"
+
+
+# What Spark inserts for itself (issue 16, "Know Spark's own machinery"): never named as the user's mistake.
+SPARK_OWN = ("bloom_filter_agg", "might_contain", "dynamicpruning", "AQEShuffleRead", "_delta_log")
+
+
+def test_no_finding_names_an_operator_spark_inserted_itself(plans):
+    for per in plans.values():
+        for number, text in per.items():
+            for f in _findings(text, ["SPK6"]):
+                assert not any(word in f.message for word in SPARK_OWN), (number, f.message)
