@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from linter import registry
 from linter.engine import PARSE_ERROR, UNUSED_NOQA
 from linter.fixer import cell_key, dump_notebook, encode, notebook_cells, write_atomic
-from linter.sources import SourceError, load_document
+from linter.sources import SQL, SourceError, load_document
 
 _EXISTING = {
     "#": re.compile(r"#\s*noqa\s*:\s*[A-Za-z0-9_-]+(?:[\s,]+[A-Za-z0-9_-]+)*", re.I),
@@ -29,6 +28,20 @@ def _add(line: str, marker: str, codes: list[str]) -> str:
     return f"{body.rstrip()}  {marker} noqa: {', '.join(codes)}{cr}"
 
 
+def _sql_lines(doc) -> set:
+    """(cell, row) of every line that is SQL text of the document (a .sql file, a %sql cell, a Databricks SQL
+    notebook's statements): where a noqa comment is `-- noqa`. Every other line takes `# noqa`."""
+    out = set()
+    for unit in doc.units:
+        if unit.kind != SQL:
+            continue
+        if unit.line_map is None:
+            out.update((None, row) for row in range(unit.text.count("\n") + 1))
+        else:
+            out.update((cell, row) for cell, row, _ in unit.line_map)
+    return out
+
+
 def add_noqa(findings, resolver) -> int:
     """Add the comments; returns how many lines were changed."""
     by_file: dict = {}
@@ -45,9 +58,10 @@ def add_noqa(findings, resolver) -> int:
         except (OSError, SourceError):
             continue
         wanted: dict = {}
+        sql_lines = _sql_lines(doc)
         for f in group:
-            sql = registry.by_code()[f.code].kind == "sql"
-            marker = "--" if sql else "#"
+            # the comment the line's own language takes: SQL embedded in a Python string is on a Python line
+            marker = "--" if (f.location.cell, f.noqa_row - 1) in sql_lines else "#"
             key = (f.location.cell, f.noqa_row - 1, marker)
             wanted.setdefault(key, [])
             if f.code not in wanted[key]:

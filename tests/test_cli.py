@@ -157,6 +157,17 @@ def test_add_noqa(tmp_path, run):
     assert run("check", tmp_path, "--no-cache").code == 0
 
 
+def test_add_noqa_of_sql_in_a_python_string_is_a_python_comment(tmp_path, run):
+    # SPK501 is a SQL rule, but this line is Python: `-- noqa` there would not parse
+    path = write(tmp_path / "job.py", "from pyspark.sql import SparkSession\n"
+                 "spark = SparkSession.builder.getOrCreate()\n"
+                 "rows = spark.sql('INSERT INTO archive SELECT * FROM orders')\n")
+    r = run("check", path, "--no-cache", "--select", "SPK501", "--add-noqa")
+    assert r.code == 0, r.out
+    assert open(path).read().endswith("rows = spark.sql('INSERT INTO archive SELECT * FROM orders')  # noqa: SPK501\n")
+    assert run("check", path, "--no-cache", "--select", "SPK501").code == 0
+
+
 def test_no_traceback_on_internal_errors_of_bad_input(tmp_path):
     write(tmp_path / "a.py", "def f(:\n    spark.table('x').collect()\n")
     r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
