@@ -188,10 +188,19 @@ def _dict_options(node: cst.Dict, options: dict) -> None:
 
 
 def truthy(node) -> bool:
+    """`True`, `"true"`: an explicit yes."""
     if isinstance(node, cst.Name):
         return node.value == "True"
     text = literal_string(node) if node is not None else None
     return text is not None and text.strip().lower() == "true"
+
+
+def falsy(node) -> bool:
+    """`False`, `"false"`: an explicit no."""
+    if isinstance(node, cst.Name):
+        return node.value == "False"
+    text = literal_string(node) if node is not None else None
+    return text is not None and text.strip().lower() == "false"
 
 
 # ---------------------------------------------------------------------------------------------------------------

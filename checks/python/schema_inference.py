@@ -1,32 +1,10 @@
 import libcst as cst
 
+from checks.python._literals_and_reads import falsy, reader_chain, reader_options, truthy
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import RDD, READER, UNBOUNDED, keyword_arg, literal_string, method_name, positional_args
+from linter.semantic import RDD, READER, UNBOUNDED, literal_string, method_name, positional_args
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
-
-
-def _option_keyword(call, lowered: str):
-    """A keyword argument by its name in any case: Spark's option names are case-insensitive (`inferschema=`)."""
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value.lower() == lowered:
-            return a.value
-    return None
-
-
-def _falsy(node) -> bool:
-    """`False`, `"false"`: an explicit no."""
-    if isinstance(node, cst.Name):
-        return node.value == "False"
-    text = literal_string(node) if node is not None else None
-    return text is not None and text.strip().lower() == "false"
-
-
-def _truthy(node) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value == "True"
-    text = literal_string(node) if node is not None else None
-    return text is not None and text.lower() == "true"
 
 
 class SchemaInference(PythonRule):
@@ -111,29 +89,15 @@ class SchemaInference(PythonRule):
         receiver = self.ctx.semantic.infer(node.func.value)
         if receiver is None or receiver.kind != READER:
             return
-        semantic = self.ctx.semantic  # option names may be constants of the project (`constants.CSV_INFER_SCHEMA`)
-        chain = []
-        inner = node
-        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
-            chain.append(inner)
-            inner = inner.func.value
-        has_schema = any(method_name(c) == "schema" for c in chain) or keyword_arg(node, "schema") is not None
-        infer = _truthy(_option_keyword(node, "inferschema"))
-        strings = _falsy(_option_keyword(node, "inferschema"))  # `inferSchema=False`: strings, said out loud
-        fmt = method
-        format_given = method != "load" or keyword_arg(node, "format") is not None
-        for c in chain:
-            m, args = method_name(c), positional_args(c)
-            if m == "option" and len(args) == 2 and (semantic.text_of(args[0]) or "").lower() == "inferschema":
-                infer = infer or _truthy(args[1])
-                strings = strings or _falsy(args[1])
-            if m == "options":
-                infer = infer or _truthy(_option_keyword(c, "inferschema"))
-                strings = strings or _falsy(_option_keyword(c, "inferschema"))
-            if m == "format" and args:
-                format_given = True
-                if semantic.text_of(args[0]):
-                    fmt = semantic.text_of(args[0]).rsplit(".", 1)[-1]  # "com.databricks.spark.csv" is csv
+        # options by name in any case (Spark's are case-insensitive), the last one set winning; option names and
+        # the format may be constants of the project (`constants.CSV_INFER_SCHEMA`)
+        chain = reader_chain(node)
+        options, given = reader_options(chain, self.ctx.semantic.text_of)
+        has_schema = any(method_name(c) == "schema" for c in chain) or "schema" in options
+        setting = options.get("inferschema")
+        infer, strings = truthy(setting), falsy(setting)  # `inferSchema=False`: strings, said out loud
+        format_given = method != "load" or given is not None
+        fmt = method if given in (None, "\0unknown") else given.rsplit(".", 1)[-1]  # "com.databricks.spark.csv"
         if has_schema or not format_given or fmt.lower() not in ("csv", "json", "load"):
             # `load()` with no format reads spark.sql.sources.default (Parquet); Delta, Parquet, ORC... are typed
             return
