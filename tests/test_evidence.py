@@ -1219,6 +1219,8 @@ BOUNDS = [
         spark.createDataFrame(churn).write.mode("overwrite").format("delta").save(f"Tables/{table_name}")
         back = spark.read.format("delta").load("Tables/df_clean").toPandas()
         same = spark.table("df_clean").toPandas()
+        spark.table("lake.orders").limit(0).write.mode("overwrite").saveAsTable("lake.empty")
+        none = spark.table("lake.empty").toPandas()
     """),
     case("bounds", "report-read-back-of-append-or-other-table", "SPK102", """
         import pandas as pd

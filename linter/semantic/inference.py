@@ -400,7 +400,7 @@ class Inference:
             if method == "table":
                 args = positional_args(node)
                 written = self.written_bound(self.text_of(args[0])) if args else None
-                return Value(DATAFRAME, written or UNBOUNDED, node=node)
+                return Value(DATAFRAME, UNBOUNDED if written is None else written, node=node)
             if method == "sql":
                 args = positional_args(node)
                 return self._sql_frame(args[0], node) if args else Value(DATAFRAME, UNBOUNDED, node=node)
@@ -443,7 +443,7 @@ class Inference:
                 if data is not None and data.kind == RDD:  # read.json(sc.parallelize([text])): the RDD's rows
                     return Value(DATAFRAME, data.bound, receiver.detail, node=node)
                 written = self.written_bound(self.text_of(args[0])) if args else None
-                return Value(DATAFRAME, written or UNBOUNDED, receiver.detail, node=node)
+                return Value(DATAFRAME, UNBOUNDED if written is None else written, receiver.detail, node=node)
             return None
         if kind == GROUPED:
             if method == "pivot":

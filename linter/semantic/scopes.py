@@ -244,9 +244,7 @@ class Scopes:
             if batch and in_class and i == 0 and not node.decorators:
                 scope.names[p.name.value] = None  # `self`: the micro-batch is the next parameter
                 continue
-            value = self.annotation_value(p.annotation.annotation) if p.annotation else None
-            if value is None and p.name.value == "spark":
-                value = Value(SESSION)
+            value = self._param_value(p)
             if value is None and batch:
                 value = Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why="`foreachBatch` gives it each micro-batch")
             batch = False
@@ -287,6 +285,11 @@ class Scopes:
                         scope.names[stmt.name.value] = Value(FUNCTION, detail=returns, node=stmt)
             self._prebind_methods(scope, node.body.body)
 
+    def _param_value(self, p: cst.Param) -> Optional[Value]:
+        """What a parameter is by its annotation, or by its name when it is `spark`; None when the caller decides."""
+        value = self.annotation_value(p.annotation.annotation) if p.annotation else None
+        return Value(SESSION) if value is None and p.name.value == "spark" else value
+
     def _prebind_methods(self, scope: _Scope, body) -> None:
         """What the class's methods return and assign to `self.x`, read before any method is walked, so a method
         defined first knows `self.load()` and `self.orders` of the methods after it. Only expressions the class
@@ -295,8 +298,6 @@ class Scopes:
         methods = [s for s in body if isinstance(s, cst.FunctionDef) and not s.asynchronous and all(
             self._transparent(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             for d in s.decorators)]
-        if not methods:
-            return
         for method in methods:
             returns, attrs, local = [], {}, set()
             _statements(method.body, returns, attrs, local)
@@ -306,9 +307,7 @@ class Scopes:
             # name `spark`) says what it is; any other parameter is the caller's and leaves the expression unread
             here = _Scope("function", None)
             for p in (*method.params.posonly_params, *method.params.params, *method.params.kwonly_params):
-                value = self.annotation_value(p.annotation.annotation) if p.annotation else None
-                if value is None and p.name.value == "spark":
-                    value = Value(SESSION)
+                value = self._param_value(p)
                 if value is None:
                     local.add(p.name.value)
                 elif p.name.value not in local:
