@@ -1,5 +1,6 @@
 import libcst as cst
 
+from checks.python._callees import ACTIONS, callee_actions
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, method_name
@@ -9,7 +10,6 @@ _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
     "spark = SparkSession.builder.getOrCreate()\nevents = spark.table('events')\n"
 )
-ACTIONS = frozenset("collect count toPandas show first take head tail toLocalIterator isEmpty".split())
 # pydeequ's entry points whose `.onData(df)...run()` runs Spark jobs over `df` (a star import is the usual way in).
 _DEEQU_RUNNERS = frozenset(("VerificationSuite", "AnalysisRunner", "ColumnProfilerRunner", "ConstraintSuggestionRunner"))
 
@@ -68,7 +68,11 @@ class ActionInLoop(PythonRule):
     algorithm whose plan grows by one round per iteration (the classic
     convergence loop `while nested.count() > 0`), which wants a `checkpoint()`.
     The DataFrame may be known from how the code uses it (a parameter on which
-    `join`, `withColumn`, `.write`... are called).
+    `join`, `withColumn`, `.write`... are called). A call, in the loop, of a
+    function or method this file defines whose body runs an action on the
+    parameter it is given (`null_share(events, c)` counting `df`) is that
+    action, over the caller's DataFrame (one level is read: a helper calling
+    a helper is not followed; a parameter the body rebinds is not).
 
     ## Why is this bad?
     Every action is a Spark job: planning, scheduling, and a full read of the
@@ -129,9 +133,17 @@ class ActionInLoop(PythonRule):
                 "for month in range(1, 13):\n    part = events.filter(F.month('ts') == month)\n"
                 "    result = VerificationSuite(spark).onData(part).addCheck(Check(spark, CheckLevel.Warning, 'c')"
                 ".isComplete('id')).run()\n"),
+        Invalid(_SETUP + "def null_share(df, column):\n    return df.filter(F.col(column).isNull()).count() / df.count()\n\n"
+                "for c in events.columns:\n    print(c, null_share(events, c))\n"),
+        Invalid(_SETUP + "class Checks:\n    @staticmethod\n    def total(df, rule):\n"
+                "        return df.agg(F.sum(rule)).collect()\n\n    def run(self, rules):\n"
+                "        for rule in rules:\n            self.total(events, rule)\n"),
     )
     valid = (
         Valid(_SETUP + "for t in ['a', 'b']:\n    print(spark.table(t).count())\n"),
+        Valid(_SETUP + "def size(df):\n    return df.count()\n\nfor t in ['a', 'b']:\n    print(size(spark.table(t)))\n"),
+        Valid(_SETUP + "def size(df):\n    df = df.limit(0)\n    return df.count()\n\nfor t in ['a', 'b']:\n"
+              "    print(size(events))\n"),
         Valid(_SETUP + "for path in ['/a', '/b']:\n    batch = spark.read.parquet(path)\n    print(batch.count())\n"),
         Valid(_SETUP + "for path in ['/a', '/b']:\n    batch = spark.read.parquet(path).filter('x > 1')\n"
               "    print(batch.count())\n"),
@@ -196,32 +208,40 @@ class ActionInLoop(PythonRule):
         elif method in ACTIONS:
             receiver = node.func.value
         else:
+            # a helper of this file that runs an action on what it is given (`null_share(orders, c)`)
+            for action in callee_actions(self.ctx, node):
+                if self._check(node, action.target, f"`{shown(self.ctx, node.func)}(...)` (its `{action.method}()`)"):
+                    return
             return
         if receiver is None:
             return
+        shown_call = f"`{shown(self.ctx, receiver)}.{method}()`" if method != "run" else \
+            f"a data quality run over `{shown(self.ctx, receiver)}`"
+        self._check(node, receiver, shown_call)
+
+    def _check(self, node: cst.Call, receiver, shown_call: str) -> bool:
+        """Report `node` when the DataFrame `receiver` it acts on is scanned again on every iteration."""
         value = self.ctx.semantic.infer(receiver)
         if value is None or value.kind != DATAFRAME:
-            return
+            return False
         root = chain_root(receiver)
         if root is None:
-            return
+            return False
         root_value = self.ctx.semantic.infer(root)
         if root_value is None or root_value.kind != DATAFRAME:
-            return
-        if "cached" in (root_value.flags or ()):
-            return  # cached before the loop: each iteration reads memory, what the help would advise
+            return False
+        if {"cached", "on-cache"} & set(root_value.flags or ()):
+            return False  # cached before the loop: each iteration reads memory, what the help would advise
         loop = self.loops[-1][0]
         # Per iteration: the body, and a while loop's test; not a for loop's iterable.
         repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)
         if not any(a is r for a in self.ctx.ancestors for r in repeated):
-            return
-        shown_call = f"`{shown(self.ctx, receiver)}.{method}()`" if method != "run" else \
-            f"a data quality run over `{shown(self.ctx, receiver)}`"
+            return False
         rebuilt = root.value in self._bound_inside()
         if rebuilt and isinstance(loop, cst.For):
             outer = self._outer_source(root.value)
             if outer is None:
-                return  # a new batch each iteration (another table, another file): one job each is the point
+                return False  # a new batch each iteration (another table, another file): one job each is the point
             # `part = events.filter(...)` in the loop, then an action on `part`: a scan of `events` per iteration
             root = outer
             rebuilt = False
@@ -237,7 +257,9 @@ class ActionInLoop(PythonRule):
                        f"iteration of the `{kind}` loop")
             help = (f"compute all iterations in one query (filter with `isin`, then `groupBy`), or `cache()` "
                     f"`{root.value}` before the loop")
-        self.ctx.report(self, node, message, help=help, start=node.func.attr)
+        self.ctx.report(self, node, message, help=help,
+                        start=node.func.attr if isinstance(node.func, cst.Attribute) else node.func)
+        return True
 
     def _outer_source(self, name: str):
         """The DataFrame name, bound before the loop, from which every assignment of ``name`` earlier in the loop's

@@ -1,6 +1,8 @@
 import libcst as cst
 
-from checks.python.action_in_loop import ACTIONS, chain_root
+from checks.python._callees import ACTIONS, callee_actions
+from checks.python._driver import shown
+from checks.python.action_in_loop import chain_root
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import CACHES, DATAFRAME, INSTANCE, WRITER, WRITES, method_name
 
@@ -21,7 +23,13 @@ class RepeatedActionWithoutCache(PythonRule):
     `toPandas`, `first`, `take`, a write, also on a DataFrame derived from it,
     such as `df.limit(10).collect()`, and an ML evaluator's
     `evaluator.evaluate(df)`, which runs a job over `df`) with no `cache()` or
-    `persist()` in between. Only the same variable holding the
+    `persist()` in between. A Python UDF's column (`withColumn("answer",
+    ask_udf("question"))`) makes a DataFrame expensive too: each action calls
+    the UDF on every row again (a model, a web service). A frame built on a
+    cached one counts only what was added after the cache. A call of a
+    function this file defines whose body runs an action on what it is given,
+    or on a DataFrame it reads from the caller's scope (a lambda
+    `score = lambda m: evaluator.evaluate(predictions)`), is that action. Only the same variable holding the
     same DataFrame is considered (not re-assigned between the two actions),
     and only when the first action runs whenever the second does (not in
     different branches of an `if`).
@@ -73,8 +81,18 @@ class RepeatedActionWithoutCache(PythonRule):
                 "predictions = model.transform(test)\nevaluator = RegressionEvaluator(labelCol='amount')\n"
                 "rmse = evaluator.evaluate(predictions, {evaluator.metricName: 'rmse'})\n"
                 "mae = evaluator.evaluate(predictions, {evaluator.metricName: 'mae'})\n"),
+        Invalid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
+                "answered = orders.withColumn('answer', ask('question'))\nprint(answered.count())\n"
+                "answered.write.parquet('/answers')\n"),
+        Invalid(_SETUP + "def publish(df):\n    df.write.mode('overwrite').saveAsTable('reports.daily')\n\n"
+                "daily = orders.groupBy('day').count()\npublish(daily)\nprint(daily.count())\n"),
     )
     valid = (
+        Valid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
+              "answered = orders.withColumn('answer', ask('question')).cache()\nprint(answered.count())\n"
+              "answered.write.parquet('/answers')\n"),
+        Valid(_SETUP + "totals = orders.groupBy('day').count().cache()\nlabelled = totals.withColumn('k', totals.day)\n"
+              "labelled.count()\nlabelled.show()\n"),
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id').cache()\nprint(enriched.count())\nenriched.show()\n"),
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id')\nenriched.persist()\nenriched.count()\nenriched.show()\n"),
         Valid(_SETUP + "print(orders.count())\norders.show()\n"),
@@ -101,52 +119,62 @@ class RepeatedActionWithoutCache(PythonRule):
     def leave_Call(self, node: cst.Call) -> None:
         # On leaving: a call's arguments run before it (`df.show(n=df.count())` counts first), as Python does.
         method = method_name(node)
-        if method is None:
-            return
         semantic = self.ctx.semantic
-        if method in CACHES:
+        if method is None:
+            pass  # a plain call: a helper of this file, below
+        elif method in CACHES:
             receiver = node.func.value
             value = semantic.lookup(receiver.value) if isinstance(receiver, cst.Name) else None
             if value is not None and value.kind == DATAFRAME:
                 value.flags = set(value.flags or ()) | {"cached"}
             return
-        if method in WRITES:
+        if method in WRITES and method not in ACTIONS:
             writer = semantic.infer(node.func.value)
-            if writer is None or writer.kind != WRITER:
+            if writer is not None and writer.kind == WRITER:
+                self._action(node, node.func.value, f"{method}()")
                 return
-            computed = node.func.value
         elif method == "evaluate":
             computed = self._evaluated(node)
-            if computed is None:
+            if computed is not None:
+                self._action(node, computed, f"{method}()")
                 return
-        elif method not in ACTIONS or not semantic.is_dataframe(node.func.value):
+        elif method in ACTIONS and semantic.is_dataframe(node.func.value):
+            self._action(node, node.func.value, f"{method}()")
             return
-        else:
-            computed = node.func.value
+        # a helper of this file that runs an action on what it is given, or on a name it reads from here
+        for action in callee_actions(self.ctx, node):
+            if semantic.is_dataframe(action.target):
+                self._action(node, action.target, f"{shown(self.ctx, node.func)}(...)")
+
+    def _action(self, node: cst.Call, computed, what_ran: str) -> None:
+        """Record that `node` computes the DataFrame `computed` (by `what_ran`); report it when it computed before."""
+        semantic = self.ctx.semantic
         # The action recomputes whatever DataFrame variable its chain starts from.
         receiver = chain_root(computed)
         value = semantic.lookup(receiver.value) if receiver is not None else None
         if value is None or value.kind != DATAFRAME:
             return
         flags = value.flags or ()
-        if not ("shuffle" in flags or "model" in flags) or "cached" in flags:
+        if not ({"shuffle", "model", "udf"} & set(flags)) or "cached" in flags:
             return
         blocks = self._blocks()
         first = self.seen.get(id(value))
         if first is None:
-            self.seen[id(value)] = (method, blocks, value)
+            self.seen[id(value)] = (what_ran, blocks, value)
             return
-        first_method, first_blocks, _ = first
+        first_ran, first_blocks, _ = first
         if not first_blocks <= blocks:
             return
         name = receiver.value
-        what = "joins and shuffles included" if "shuffle" in flags else "the model's scoring of every row included"
+        what = ("joins and shuffles included" if "shuffle" in flags else
+                "the model's scoring of every row included" if "model" in flags else
+                "every row's Python UDF call included")
         self.ctx.report(
             self,
             node,
-            f"`{method}()` recomputes `{name}` ({what}), which `{first_method}()` already computed above",
+            f"`{what_ran}` recomputes `{name}` ({what}), which `{first_ran}` already computed above",
             help=f"`cache()` (or `persist()`) `{name}` before its first action, and `unpersist()` it after the last",
-            start=node.func.attr,
+            start=node.func.attr if isinstance(node.func, cst.Attribute) else node.func,
         )
 
     def _evaluated(self, node: cst.Call):

@@ -484,12 +484,31 @@ class Inference:
         if result is None or result.kind not in (DATAFRAME, GROUPED, DATAFRAMES):
             return result
         flags = set(receiver.flags or ())
+        if "cached" in flags and method not in CACHES:
+            # built on a cached frame: what made the receiver expensive is read from memory; only what follows counts
+            flags = (flags - _COSTS) | {"on-cache"}
         if method in SHUFFLES:
             flags.add("shuffle")
         if method in CACHES:
             flags.add("cached")
+        elif method in _UDF_CARRIERS and "udf" not in flags and self._calls_udf(node):
+            flags.add("udf")  # a Python UDF's column: each action calls it again on every row
         return Value(result.kind, result.bound, self._columns_after(receiver, method, node), result.node, flags,
                      receiver.why)
+
+    def _calls_udf(self, node: cst.Call) -> bool:
+        """Whether the arguments of a DataFrame method call a Python UDF (`withColumn("s", score_udf("x"))`)."""
+        stack = [a.value for a in node.args]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Lambda):
+                continue
+            if isinstance(current, cst.Call) and isinstance(current.func, (cst.Name, cst.Attribute)):
+                called = self._infer(current.func)
+                if called is not None and called.kind == UDF:
+                    return True
+            stack.extend(child_nodes(current))
+        return False
 
     def _columns_after(self, receiver: Value, method: str, node: cst.Call) -> Optional[Schema]:
         schema = receiver.detail if isinstance(receiver.detail, Schema) else None
@@ -724,6 +743,10 @@ class Inference:
 
 
 # SQL whose plan has a shuffle: a join, a grouping, a sort, a dedup, a window, a set operation.
+# DataFrame methods whose arguments may call a Python UDF that then runs in every action over the result.
+_UDF_CARRIERS = frozenset(("withColumn", "withColumns", "select", "filter", "where"))
+# The flags saying what recomputing a DataFrame repeats, and "cached", which ends them.
+_COSTS = frozenset(("shuffle", "model", "udf", "cached"))
 _SQL_SHUFFLE = re.compile(r"\b(?:JOIN|GROUP\s+BY|ORDER\s+BY|SORT\s+BY|DISTINCT|OVER\s*\(|UNION|INTERSECT|EXCEPT)\b",
                           re.IGNORECASE)
 

@@ -69,8 +69,9 @@ class Value:
         self.detail = detail
         self.node = node  # where the value was made (for messages)
         # DataFrames: {"shuffle"} once a join/aggregate/sort is in its plan, {"model"} once a fitted ML
-        # model's transform is, {"cached"}, {"inferred"} when known from how the code uses it (evidence),
-        # not from where it was made
+        # model's transform is, {"udf"} once a Python UDF's column is, {"cached"}, {"on-cache"} when built on a
+        # cached frame (the costs before the cache are gone from its flags), {"inferred"} when known from how
+        # the code uses it (evidence), not from where it was made
         self.flags = flags
         self.why = why  # for an inferred DataFrame: the evidence, as a message can say it
 
