@@ -179,6 +179,74 @@ def body_expression(function) -> Optional[tuple[list[str], object, list[tuple[st
     return params, line[0].value, guarded
 
 
+def inlined_body_expression(function) -> Optional[tuple[list[str], object, list[tuple[str, bool]]]]:
+    """As `body_expression`, also for a def whose return is reached through local assignments
+    (`digest = hashlib.md5(s.encode()).hexdigest()` then `return digest[-8:]`, `a, b = x[0], x[1]`): each
+    assigned name is replaced by its expression in what follows, so the result is the one expression the
+    function computes. For deciding what a UDF does, not for rewriting it (the expression is not source text
+    that was written)."""
+    found = body_expression(function)
+    if found is not None or not isinstance(function, cst.FunctionDef) \
+            or not isinstance(function.body, cst.IndentedBlock):
+        return found
+    params = [p.name.value for p in function.params.params]
+    statements = list(function.body.body)
+    if statements and _is_docstring(statements[0]):
+        statements = statements[1:]
+    guarded: list[tuple[str, bool]] = []
+    while statements and isinstance(statements[0], cst.If):
+        guard = _none_guard(statements[0], params)
+        if guard is None:
+            return None
+        guarded.append(guard)
+        statements = statements[1:]
+    values: dict = {}
+    for statement in statements[:-1]:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 \
+                or not isinstance(statement.body[0], cst.Assign) or len(statement.body[0].targets) != 1:
+            return None
+        assign = statement.body[0]
+        target, value = assign.targets[0].target, substituted(assign.value, values)
+        if isinstance(target, cst.Name):
+            pairs = [(target, value)]
+        elif isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) \
+                and len(target.elements) == len(value.elements):
+            pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+        else:
+            return None
+        for name, expression in pairs:
+            if not isinstance(name, cst.Name):
+                return None
+            values[name.value] = expression
+    if not statements or not isinstance(statements[-1], cst.SimpleStatementLine):
+        return None
+    line = statements[-1].body
+    if len(line) != 1 or not isinstance(line[0], cst.Return) or line[0].value is None or not values:
+        return None
+    return params, substituted(line[0].value, values), guarded
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, values: dict):
+        self.values = values
+
+    def visit_Lambda(self, node) -> bool:
+        return False  # its own parameters may shadow the names
+
+    def leave_Name(self, original, updated):
+        return self.values.get(original.value, updated)
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(attr=original.attr)  # `x.upper`: the attribute is no variable
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)  # `f(key=...)`: the keyword is no variable
+
+
+def substituted(expression, values: dict):
+    return expression.visit(_Substitute(values)) if values else expression
+
+
 def _is_docstring(statement) -> bool:
     return (
         isinstance(statement, cst.SimpleStatementLine)

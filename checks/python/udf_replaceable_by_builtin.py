@@ -4,10 +4,10 @@ import libcst as cst
 
 from checks.python._builtin_fix import NoFix, instantiate, template
 from checks.python._fixes import atom, functions_alias, source
-from checks.python._udf import body_expression, site_for_call, site_for_def
+from checks.python._udf import substituted, inlined_body_expression, site_for_call, site_for_def
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import UDF, literal_string, literal_type
+from linter.semantic import FUNCTION, UDF, literal_string, literal_type
 
 _SETUP = (
     "import re\nfrom pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -41,6 +41,7 @@ _NUMPY = {
     "arccos": "F.acos", "arcsin": "F.asin", "arctan": "F.atan", "arctan2": "F.atan2", "sign": "F.signum",
     "power": "F.pow", "absolute": "F.abs", "maximum": "F.greatest", "minimum": "F.least",
 }
+_CONSTANTS = frozenset({"math.pi", "math.e", "math.tau", "numpy.pi", "numpy.e"})
 _HASHES = {"hashlib.md5": "F.md5", "hashlib.sha1": "F.sha1", "hashlib.sha256": "F.sha2", "hashlib.sha512": "F.sha2"}
 _ARITHMETIC = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.Modulo: "%",
                cst.Power: "**", cst.FloorDivide: "//"}
@@ -55,12 +56,15 @@ class _Scan:
         self.builtins: list[str] = []
         self.uses_param = False
         self.pandas = pandas  # a pandas_udf: only arithmetic and numpy ufuncs over the Series translate
+        self.inlining = False  # inside a helper's body (see `_helper`)
 
     def add(self, name):
         if name not in self.builtins:
             self.builtins.append(name)
 
     def ok(self, node) -> bool:
+        if isinstance(node, (cst.Name, cst.Attribute)) and self.ctx.semantic.qualified_name(node) in _CONSTANTS:
+            return True  # `pi`: a number, as Spark's `F.pi()` or a literal
         if isinstance(node, cst.Name):
             if node.value in self.params:
                 self.uses_param = True
@@ -79,7 +83,7 @@ class _Scan:
                 return False
             s = node.slice[0].slice
             if isinstance(s, cst.Slice) and all(
-                part is None or literal_type(part) == "int" for part in (s.lower, s.upper)
+                part is None or self._constant_int(part) for part in (s.lower, s.upper)
             ) and s.step is None:
                 self.add("F.substring")
                 return self.ok(node.value)
@@ -91,6 +95,10 @@ class _Scan:
             op = _ARITHMETIC.get(type(node.operator))
             if op is None:
                 return False
+            if op == "*" and "str" in (literal_type(node.left), literal_type(node.right)):
+                if not all(self._constant_int(side) or literal_type(side) == "str" for side in (node.left, node.right)):
+                    self.add("F.repeat")
+                return self.ok(node.left) and self.ok(node.right)
             if op == "+" and ("str" in (literal_type(node.left), literal_type(node.right)) or self._stringy(node)):
                 self.add("F.concat")
             elif op == "**":
@@ -174,8 +182,48 @@ class _Scan:
         self.uses_param = True
         return True
 
+    def _constant_int(self, node) -> bool:
+        """An int the UDF fixes when it is made: a literal, or arithmetic of literals and names of the scope
+        around it (`s[-1 * digits:]`), never of its parameters. Spark's functions take it as a Python int."""
+        if literal_type(node) == "int":
+            return True
+        if isinstance(node, cst.Name):
+            return node.value not in self.params and node.value not in ("None", "True", "False")
+        if isinstance(node, cst.UnaryOperation):
+            return self._constant_int(node.expression)
+        if isinstance(node, cst.BinaryOperation) and type(node.operator) in _ARITHMETIC:
+            return self._constant_int(node.left) and self._constant_int(node.right)
+        return False
+
+    def _helper(self, node: cst.Call) -> bool:
+        """A call of a function this module defines at its top level, read as the expression it returns with the
+        arguments in place of its parameters (one level: a helper's helpers are not read)."""
+        func = node.func
+        if self.inlining or not isinstance(func, cst.Name):
+            return False
+        bound = self.ctx.semantic.lookup(func.value)
+        if bound is not None and bound.kind != FUNCTION:
+            return False
+        definition = next((s for s in self.ctx.module.body if isinstance(s, cst.FunctionDef)
+                           and s.name.value == func.value and not s.decorators), None)
+        body = inlined_body_expression(definition) if definition is not None else None
+        if body is None or body[2]:
+            return False
+        params, expression, _ = body
+        if len(node.args) != len(params) or any(a.keyword is not None or a.star for a in node.args):
+            return False
+        inner = substituted(expression, {p: a.value for p, a in zip(params, node.args)})
+        self.inlining = True
+        try:
+            return self.ok(inner)
+        finally:
+            self.inlining = False
+
     def _stringy(self, node) -> bool:
         for side in (node.left, node.right):
+            if isinstance(side, cst.BinaryOperation) and isinstance(side.operator, cst.Multiply) \
+                    and "str" in (literal_type(side.left), literal_type(side.right)):
+                return True  # `"*" * 12 + rest`
             if isinstance(side, cst.Call) and isinstance(side.func, cst.Attribute) and side.func.attr.value in _STR_METHODS:
                 return True
         return False
@@ -201,6 +249,7 @@ class _Scan:
                 and isinstance(func.value, cst.Call):
             inner = func.value  # hashlib.md5(s.encode()).hexdigest()
             digest = self.ctx.semantic.qualified_name(inner.func)
+            # (not `getattr(hashlib, name)(...)`: the name may be `blake2b` or `sha3_256`, which Spark lacks)
             if digest in _HASHES and len(inner.args) == 1:
                 self.add(_HASHES[digest])
                 value = inner.args[0].value
@@ -220,6 +269,11 @@ class _Scan:
                 and not self.ctx.semantic.is_bound("zip"):
             self.add("F.arrays_zip")
             return all(isinstance(a, cst.Name) and a.value in self.params for a in args) and self.ok(args[0])
+        if isinstance(func, cst.Name) and qualified in _MODULE_CALLS:
+            self.add(_MODULE_CALLS[qualified])  # `from math import sqrt`
+            return all(self.ok(a) for a in args)
+        if self._helper(node):
+            return True
         if isinstance(func, cst.Attribute):
             if qualified in _MODULE_CALLS:
                 self.add(_MODULE_CALLS[qualified])
@@ -266,7 +320,7 @@ def _module_literal(ctx, name: str):
 
 
 def replacement(ctx, function, pandas: bool = False) -> Optional[list[str]]:
-    body = body_expression(function)
+    body = inlined_body_expression(function)
     if body is None:
         return None
     params, expression, _ = body
@@ -282,7 +336,9 @@ class UdfReplaceableByBuiltin(PythonRule):
     """
     ## What it does
     Finds Python UDFs (`@udf` functions, `udf(...)`/`F.udf(...)` of a lambda or
-    a function of this file, `spark.udf.register`) whose whole body is
+    a function of this file, `spark.udf.register`) whose whole body (its
+    local assignments read into the expression it returns, and a call of a
+    plain function of this module read as that function's body) is
     something Spark's built-in functions already do: string methods (`upper`,
     `lower`, `strip`, `startswith`, `replace`, `split`, slicing, `len`), `+`
     concatenation or arithmetic, `re.sub` / `re.match`, `x in {...}`,
@@ -386,12 +442,15 @@ class UdfReplaceableByBuiltin(PythonRule):
         Invalid(_SETUP + "all_set = udf(lambda xs: all(x is not None for x in xs), 'boolean')\n"),
         Invalid(_SETUP + "pairs = udf(lambda a, b: list(zip(a, b)), 'array<struct<a:int,b:int>>')\n"),
         Invalid(_SETUP + "@udf('string')\ndef up(s): return s.upper()\n"),
+        Invalid(_SETUP + "@udf(returnType=StringType())\ndef mask(card):\n    digits = card[-4:]\n    return '*' * 12 + digits\n"),
+        Invalid(_SETUP + "from math import cos, sqrt\n\ndef distance(a, b):\n    dx, dy = a[0] - b[0], a[1] - b[1]\n"
+                "    return sqrt(dx ** 2 + dy ** 2) * cos(a[0])\n\nkm = udf(lambda p: distance(p, (52.5, 13.4)), 'double')\n"),
         Invalid(_SETUP + "import numpy as np\nimport pandas as pd\nfrom pyspark.sql.functions import pandas_udf\n\n"
                 "@pandas_udf('double')\ndef bits(v: pd.Series) -> pd.Series:\n    return np.log2(v)\n"),
     )
     valid = (
         Valid(_SETUP + "import json\nparse = udf(lambda s: json.loads(s)['id'], StringType())\n"),
-        Valid(_SETUP + "@udf(returnType=StringType())\ndef mask(card):\n    digits = card[-4:]\n    return '*' * 12 + digits\n"),
+        Valid(_SETUP + "@udf(returnType=StringType())\ndef mask(card):\n    digits = card[-4:]\n    return '*' * 12 + digits.swapcase()\n"),
         Valid(_SETUP + "def lookup(code):\n    return COUNTRIES.get(code)\n\ncountry = udf(lookup, StringType())\n"),
         Valid(_SETUP + "now = udf(lambda: 'x', StringType())\n"),
         Valid("def udf(f):\n    return f\n\n@udf\ndef up(s):\n    return s.upper()\n"),

@@ -107,7 +107,8 @@ class UdfVectorizable(PythonRule):
     arguments: local assignments and one `return`, built from arithmetic,
     comparisons, conditional expressions, slicing, `str` methods that pandas'
     `Series.str` also has, `math` functions, `abs`/`round`/`len` and casts. A
-    one-expression body is left to SPK201 (a built-in does it); UDFs given
+    body that built-ins compute (SPK201 reads through local assignments too) is
+    left to SPK201, whose advice is the better one; UDFs given
     `useArrow=True` are not reported.
 
     Preview: whether the rewrite is worth it depends on the data volume and on
@@ -126,9 +127,9 @@ class UdfVectorizable(PythonRule):
     from pyspark.sql.functions import udf
 
     @udf("string")
-    def mask(card):
-        digits = card[-4:]
-        return "*" * 12 + digits
+    def label(code):
+        head = code.strip().swapcase()
+        return head.center(12, "*")
     ```
 
     ## Use instead
@@ -137,8 +138,8 @@ class UdfVectorizable(PythonRule):
     from pyspark.sql.functions import pandas_udf
 
     @pandas_udf("string")
-    def mask(card: pd.Series) -> pd.Series:
-        return "*" * 12 + card.str[-4:]
+    def label(code: pd.Series) -> pd.Series:
+        return code.str.strip().str.swapcase().str.center(12, "*")
     ```
     On Spark 3.5+, `@udf("string", useArrow=True)` keeps the row function and
     moves the rows with Arrow.
@@ -160,10 +161,11 @@ class UdfVectorizable(PythonRule):
     triggers = ("udf",)
 
     invalid = (
-        Invalid(_SETUP + "@udf('string')\ndef mask(card):\n    digits = card[-4:]\n    return '*' * 12 + digits\n"),
+        Invalid(_SETUP + "@udf('string')\ndef label(code):\n    head = code.strip().swapcase()\n"
+                "    return head.center(12, '*')\n"),
         Invalid(_SETUP + "import math\n\ndef score(clicks, views):\n    if views is None:\n        return None\n"
-                "    rate = clicks / views\n    return math.log1p(rate) * 100\n\nscore_udf = udf(score, 'double')\n"),
-        Invalid(_SETUP + "def code(sku):\n    head = sku.strip().upper()\n    return head[:3] + '-' + head[-2:]\n\n"
+                "    rate = clicks / views\n    return f'{math.log1p(rate) * 100}%'\n\nscore_udf = udf(score, 'string')\n"),
+        Invalid(_SETUP + "def code(sku):\n    head = sku.strip().capitalize()\n    return head[:3] + '-' + head[-2:]\n\n"
                 "spark.udf.register('sku_code', code, 'string')\n"),
     )
     valid = (
