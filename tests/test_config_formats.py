@@ -176,6 +176,7 @@ YARN_FORMATS = {"emr_json", "emr_cli", "cloudformation", "dataproc_tf", "yandex_
 NOT_CARRIED = {
     "SPK810": "Kryo registration matters where the same source uses RDDs: job code only",
     "SPK813": "a hard-coded shuffle partition count is reported in job code only",
+    "SPK823": "only a run's event log knows how much data its shuffles read",
 }
 NOT_IN_FORMAT = {
     # SPK805 needs an object-store path in the definition: the job's arguments or entry point.

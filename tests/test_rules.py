@@ -33,7 +33,7 @@ def _findings(tmp_path, rule, example):
         from linter.runtime.plans import check_plan_text
 
         found = check_plan_text(path, example.source, settings)
-    elif rule.kind == "run":
+    elif rule.kind == "run" or example.path.endswith(".log"):  # a run rule, or a configuration rule over a run
         from linter.runtime.runs import check_log
 
         with open(path, "w", encoding="utf-8") as f:
@@ -84,7 +84,7 @@ def test_manual_examples_agree_with_the_rule(tmp_path, rule):
     Plan rules show excerpts of plans in their manuals (not whole plans); their
     examples are checked through `invalid` / `valid` only.
     """
-    if rule.kind in ("plan", "run"):
+    if rule.kind in ("plan", "run") or all(e.path.endswith(".log") for e in rule.invalid):
         assert _blocks(rule, "Example") and _blocks(rule, "Use instead")
         return
     for heading, expect in (("Example", True), ("Use instead", False)):

@@ -22,11 +22,13 @@ def log(*args, **kwargs):
     return functools.partial(_render, *args, **kwargs)
 
 
-def _render(stages, executors=(("1", 4),), properties=None, removed=(), duration_ms=None, scans=()) -> str:
+def _render(stages, executors=(("1", 4),), properties=None, removed=(), duration_ms=None, scans=(),
+            sql=False) -> str:
     """JSON lines of an application.
 
     stages: [(name, [task, ...])]; executors: [(id, cores)]; removed: [(id, reason)];
-    scans: [(files, bytes)] file scans of one SQL execution, with their metrics.
+    scans: [(files, bytes)] file scans of one SQL execution, with their metrics; sql: the stages run as one
+    job of SQL execution 0 (a DataFrame query), not as RDD jobs.
     """
     events = [{"Event": "SparkListenerLogStart", "Spark Version": "3.5.1"},
               {"Event": "SparkListenerEnvironmentUpdate",
@@ -53,6 +55,9 @@ def _render(stages, executors=(("1", 4),), properties=None, removed=(), duration
                        "sparkPlanInfo": root, "time": clock})
         events.append({"Event": "org.apache.spark.sql.execution.ui.SparkListenerDriverAccumUpdates",
                        "executionId": 0, "accumUpdates": metrics})
+    if sql:
+        events.append({"Event": "SparkListenerJobStart", "Job ID": 0, "Submission Time": clock,
+                       "Stage IDs": list(range(len(stages))), "Properties": {"spark.sql.execution.id": "0"}})
     for sid, (name, tasks) in enumerate(stages):
         info = {"Stage ID": sid, "Stage Attempt ID": 0, "Stage Name": name, "Number of Tasks": len(tasks),
                 "Submission Time": clock}

@@ -67,7 +67,8 @@ def _check_environment(app: Application, ctx: RunContext, settings, codes) -> No
                                                       or "Command" in node.name)
                  for plan in app.plans for node in plan.root.walk())
     rdd_jobs = any(stage.sql_execution is None and stage.tasks for stage in app.stages.values())
-    conf = from_properties(app.properties, app.properties_line, writes, rdd_jobs)
+    shuffles = [sum(stage.figures["shuffle_read"]) for stage in app.stages.values() if stage.sql_execution is not None]
+    conf = from_properties(app.properties, app.properties_line, writes, rdd_jobs, int(max(shuffles, default=0)))
 
     def sink(rule, setting, message, help):
         ctx.report_at(rule, setting.line, f"{message} (Spark Properties of the run)", help,

@@ -77,6 +77,10 @@ class ConfigSet:
     uses_rdd: bool = False
     master: Optional[str] = None
     streaming: bool = False  # the same source runs a Structured Streaming query (readStream, writeStream, DLT)
+    # a run's (event logs only): the most shuffle data one stage of a SQL execution read, in bytes; where the
+    # settings were read (the Spark Properties' line), for a finding about a setting left at its default
+    largest_sql_shuffle: int = 0
+    line: int = 0
 
     def add(self, setting: Setting) -> None:
         self.settings.append(setting)
@@ -569,8 +573,10 @@ def submit_words(words: list, conf: ConfigSet) -> None:
         i += 1
 
 
-def from_properties(properties: dict, line: int, object_store_writes: bool, uses_rdd: bool) -> ConfigSet:
-    conf = ConfigSet("eventlog", object_store_writes=object_store_writes, uses_rdd=uses_rdd)
+def from_properties(properties: dict, line: int, object_store_writes: bool, uses_rdd: bool,
+                    largest_sql_shuffle: int = 0) -> ConfigSet:
+    conf = ConfigSet("eventlog", object_store_writes=object_store_writes, uses_rdd=uses_rdd,
+                     largest_sql_shuffle=largest_sql_shuffle, line=line)
     for key, value in properties.items():
         conf.add(Setting(str(key), str(value), line=line))
     return conf
