@@ -368,3 +368,17 @@ def test_a_python_file_that_only_mentions_fabric_is_a_module(tmp_path, run):
             "# Fabric notebook source\nspark.table('t').show()\n")
     path = write(tmp_path / "job.py", text)
     assert _places(run, path, "--extend-select", "SPK411") == {(None, 4, 18, "SPK411")}
+
+
+def test_fabric_magics_typed_in_a_cell_are_not_python_errors_and_survive_a_fix(tmp_path, run):
+    """Fabric writes `%pip install x` as typed (no `# MAGIC`): no SPK001, rows unchanged, and `--fix` keeps it."""
+    text = ("# Fabric notebook source\n\n# METADATA ********************\n\n# META {}\n\n"
+            "# CELL ********************\n\n%pip install imblearn\n\n"
+            "# CELL ********************\n\norders = spark.table('orders')\nif orders.count() > 0:\n"
+            "    print('rows')\n")
+    path = write(tmp_path / "churn.Notebook" / "notebook-content.py", text)
+    assert _places(run, path) == {(None, 14, 4, "SPK103")}
+    r = run_process("check", path, "--no-cache", "--fix", "--select", "SPK103", cwd=tmp_path)
+    assert r.code == 0, r
+    with open(path, encoding="utf-8") as f:
+        assert f.read() == text.replace("if orders.count() > 0:", "if not orders.isEmpty():")

@@ -352,8 +352,20 @@ def load_databricks(path: str, text: str, encoding: str, bom: bool, fabric: bool
     lines, as Databricks does; its ``# META`` lines are comments to Python.
     """
     doc = Document(path, "fabric" if fabric else "databricks", text, encoding=encoding, bom=bom)
-    lines = text.split("\n")
+    original = lines = text.split("\n")
     ranges = _cell_ranges(lines, _FABRIC_CELL if fabric else _COMMAND)
+    if fabric:
+        # Fabric writes a cell's magics as they are typed (`%pip install imblearn`), not behind `# MAGIC`: made
+        # harmless as in a Jupyter cell, row for row, so the file's rows and a fix's places stay the same
+        lines = list(lines)
+        for start, end in ranges:
+            cell = _python_lines("\n".join(lines[start:end]))
+            if cell is not None and len(cell) == end - start:
+                lines[start:end] = cell
+        if lines != original:
+            text = "\n".join(lines)
+        else:
+            lines = original
     errors = []
     if not _parses(text):
         for start, end in ranges:
@@ -370,10 +382,12 @@ def load_databricks(path: str, text: str, encoding: str, bom: bool, fabric: bool
             line_map = [(None, row, 0) for row in range(start, end)]
             doc.units.append(Unit(PYTHON, "\n".join(lines[start:end]) + "\n", doc, line_map + [line_map[-1]],
                                   error=error))
+    elif lines is not original:
+        doc.units.append(Unit(PYTHON, text, doc, [(None, row, 0) for row in range(len(lines))]))
     else:
         doc.units.append(Unit(PYTHON, text, doc))
     for start, end in ranges:
-        _databricks_cell(doc, lines, start, end)
+        _databricks_cell(doc, original, start, end)
     return doc
 
 
