@@ -13,6 +13,19 @@ _SETUP = (
 _BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite)
 
 
+# Actions that compute only as many partitions as their few rows need.
+_PARTIAL = frozenset(("show", "first", "take", "head", "isEmpty"))
+
+
+def _limited(node) -> bool:
+    """Whether a chain goes through `limit(n)` (`df.limit(10).collect()`)."""
+    while isinstance(node, (cst.Call, cst.Attribute)):
+        if isinstance(node, cst.Call) and method_name(node) == "limit":
+            return True
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return False
+
+
 class RepeatedActionWithoutCache(PythonRule):
     """
     ## What it does
@@ -25,7 +38,9 @@ class RepeatedActionWithoutCache(PythonRule):
     `evaluator.evaluate(df)`, which runs a job over `df`) with no `cache()` or
     `persist()` in between. A Python UDF's column (`withColumn("answer",
     ask_udf("question"))`) makes a DataFrame expensive too: each action calls
-    the UDF on every row again (a model, a web service). A frame built on a
+    the UDF on every row again (a model, a web service); on such a frame
+    with no shuffle, `show()`, `first()`, `take(n)`, `head()` and
+    `limit(n).collect()` are not counted (they compute a partition or so). A frame built on a
     cached one counts only what was added after the cache. A call of a
     function this file defines whose body runs an action on what it is given,
     or on a DataFrame it reads from the caller's scope (a lambda
@@ -91,6 +106,9 @@ class RepeatedActionWithoutCache(PythonRule):
         Valid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
               "answered = orders.withColumn('answer', ask('question')).cache()\nprint(answered.count())\n"
               "answered.write.parquet('/answers')\n"),
+        Valid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
+              "answered = orders.withColumn('answer', ask('question'))\nanswered.show()\n"
+              "answered.write.parquet('/answers')\n"),
         Valid(_SETUP + "totals = orders.groupBy('day').count().cache()\nlabelled = totals.withColumn('k', totals.day)\n"
               "labelled.count()\nlabelled.show()\n"),
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id').cache()\nprint(enriched.count())\nenriched.show()\n"),
@@ -139,15 +157,16 @@ class RepeatedActionWithoutCache(PythonRule):
                 self._action(node, computed, f"{method}()")
                 return
         elif method in ACTIONS and semantic.is_dataframe(node.func.value):
-            self._action(node, node.func.value, f"{method}()")
+            self._action(node, node.func.value, f"{method}()", method)
             return
         # a helper of this file that runs an action on what it is given, or on a name it reads from here
         for action in callee_actions(self.ctx, node):
             if semantic.is_dataframe(action.target):
-                self._action(node, action.target, f"{shown(self.ctx, node.func)}(...)")
+                self._action(node, action.target, f"{shown(self.ctx, node.func)}(...)", action.method)
 
-    def _action(self, node: cst.Call, computed, what_ran: str) -> None:
-        """Record that `node` computes the DataFrame `computed` (by `what_ran`); report it when it computed before."""
+    def _action(self, node: cst.Call, computed, what_ran: str, method: str = "") -> None:
+        """Record that `node` computes the DataFrame `computed` (by `what_ran`, the action `method`); report it
+        when it computed before."""
         semantic = self.ctx.semantic
         # The action recomputes whatever DataFrame variable its chain starts from.
         receiver = chain_root(computed)
@@ -156,6 +175,10 @@ class RepeatedActionWithoutCache(PythonRule):
             return
         flags = value.flags or ()
         if not ({"shuffle", "model", "udf"} & set(flags)) or "cached" in flags:
+            return
+        if "shuffle" not in flags and (method in _PARTIAL or _limited(computed)):
+            # `show()`, `first()`, `limit(n).collect()` of a plan with no shuffle compute a partition or so: they
+            # neither pay for the scoring nor repeat it (with a shuffle, the whole map side runs first)
             return
         blocks = self._blocks()
         first = self.seen.get(id(value))
