@@ -122,3 +122,48 @@ def test_a_star_import_of_functions_binds_only_what_it_exports():
     # `from pyspark.sql.functions import *` makes `col` a function, not every unbound name
     assert infer_last("from pyspark.sql.functions import *\ncol").kind == "import"
     assert infer_last("from pyspark.sql.functions import *\norders_df") is None
+
+
+def _bound_in(code: str, function: str, name: str):
+    """The bound of `name` as the walk sees it at the last statement of `function` (a module-level def)."""
+    module = cst.parse_module(code)
+    sem = Semantic()
+    visit, leave = sem.hooks()
+    seen = {}
+
+    def probe(node):
+        if isinstance(node, cst.FunctionDef) and node.name.value == function:
+            value = sem.infer(cst.Name(name))
+            seen["bound"] = value.bound if value is not None else "unknown"
+
+    leave_probe = dict(leave)
+    original = leave_probe[cst.FunctionDef]
+    leave_probe[cst.FunctionDef] = lambda n: (probe(n), original(n))
+    walk(module, {k: [v] for k, v in visit.items()}, {k: [v] for k, v in leave_probe.items()}, [])
+    return seen["bound"]
+
+
+CALLER_BOUNDED = PRELUDE + """
+def report(filtered: DataFrame, partial: bool):
+    if partial:
+        filtered = filtered.limit(20)
+    return rows(filtered=filtered)
+
+
+def rows(filtered: DataFrame):
+    return filtered
+"""
+
+
+def test_a_parameter_knows_the_bound_every_earlier_call_passes():
+    assert _bound_in(CALLER_BOUNDED, "rows", "filtered") is None  # bounded on one branch of the only caller
+
+
+def test_a_parameter_stays_unbounded_when_one_caller_passes_everything_or_a_call_comes_later():
+    two_callers = CALLER_BOUNDED.replace("def rows(", "def everything(df: DataFrame):\n    return rows(df)\n\n\n"
+                                         "def rows(")
+    assert _bound_in(two_callers, "rows", "filtered") == UNBOUNDED
+    later = CALLER_BOUNDED + "\n\nprint(rows(spark.table('t')))\n"  # met after the body: it may pass anything
+    assert _bound_in(later, "rows", "filtered") == UNBOUNDED
+    rebound = CALLER_BOUNDED.replace("    return filtered\n", "    filtered = spark.table('t')\n    return filtered\n")
+    assert _bound_in(rebound, "rows", "filtered") == UNBOUNDED

@@ -59,6 +59,8 @@ class Inference:
                     value = self.evidence_value(name, scope.node)
                     if value is not None and value.bound == UNBOUNDED and isinstance(scope.node, cst.FunctionDef):
                         value = self._with_callers_bound(value, scope.node, name)
+            elif value.bound == UNBOUNDED and value.kind == DATAFRAME and self.call_sites:
+                value = self._with_call_sites(value, name)
             return value
         if isinstance(node, cst.Call):
             return self._call(node)
@@ -586,6 +588,31 @@ class Inference:
         bound = cache[key]
         if bound == UNBOUNDED:
             return value
+        return Value(value.kind, bound, value.detail, value.node, value.flags, value.why)
+
+    def _with_call_sites(self, value: Value, name: str) -> Value:
+        """A parameter known as a DataFrame (by annotation) in a module function that every one of its calls in
+        the file, all met before it, passes a frame the caller knows is small or bounded on one branch only
+        (`if partial: filtered = filtered.limit(n)` then `report(filtered=filtered)`): that bound."""
+        for scope in reversed(self.scopes):
+            if name in scope.names:
+                break
+        else:
+            return value
+        function = scope.node
+        if not isinstance(function, cst.FunctionDef) or scope.params.get(name) is not value:
+            return value  # not a parameter, or rebound since
+        sites = self.call_sites.get(function.name.value)
+        if not sites or self.later_defs.get(function.name.value) is not function:
+            return value
+        if len(sites) != len(self._calls_by_name().get(function.name.value, ())):
+            return value  # a call not met yet: it may pass anything
+        passed = [site.get(name) for site in sites]
+        bounds = [v.bound if v is not None and v.kind == DATAFRAME else UNBOUNDED for v in passed]
+        if any(b == UNBOUNDED for b in bounds):
+            return value
+        ints = [b for b in bounds if isinstance(b, int)]
+        bound = None if any(b is None for b in bounds) else max(ints) if len(ints) == len(bounds) else BOUNDED
         return Value(value.kind, bound, value.detail, value.node, value.flags, value.why)
 
     def _callers_bound(self, function: cst.FunctionDef, name: str):

@@ -26,7 +26,7 @@ _TRANSPARENT_DECORATORS = frozenset(
 
 
 class _Scope:
-    __slots__ = ("kind", "names", "cond", "returns", "node", "attrs")
+    __slots__ = ("kind", "names", "cond", "returns", "node", "attrs", "params")
 
     def __init__(self, kind: str, node=None):
         self.kind = kind  # module, function, class, lambda, comprehension
@@ -35,6 +35,7 @@ class _Scope:
         self.returns: list = []
         self.node = node  # the Module, FunctionDef or ClassDef (evidence reads it); None for lambdas, comprehensions
         self.attrs: dict[str, Optional[Value]] = {}  # a class's `self.x` assignments
+        self.params: dict[str, Optional[Value]] = {}  # a function's parameters as they came in
 
 
 
@@ -128,6 +129,8 @@ class Scopes:
     def __init__(self, dataframe_functions: frozenset = frozenset(), text: Optional[str] = None):
         self.text = text  # the module's source, for the evidence pre-filter
         self.scopes: list[_Scope] = [_Scope("module")]
+        self.later_defs: dict = {}  # see _enter_module
+        self.call_sites: dict = {}
         self.star_modules: list[str] = []
         self.loop_depth = 0
         self.extra_dataframe_functions = dataframe_functions
@@ -162,6 +165,7 @@ class Scopes:
             cst.Try: self._enter_block,
             cst.While: self._enter_loop,
             cst.For: self._enter_for,
+            cst.Call: self._record_call,
         }
         leave = {
             cst.Assign: self._assign,
@@ -190,6 +194,28 @@ class Scopes:
 
     def _enter_module(self, node: cst.Module) -> None:
         self.scopes[0].node = node
+        # the module's own functions defined after code that calls them (`main()` at the top, helpers below)
+        self.later_defs = {s.name.value: s for s in node.body if isinstance(s, cst.FunctionDef)}
+        self.call_sites: dict = {}  # function name -> [{parameter: Value of the argument}], in walk order
+
+    def _record_call(self, node: cst.Call) -> None:
+        """What a call of one of the module's functions passes, read where the call is (the caller's names):
+        a parameter then knows the rows its callers give it (``Inference._with_call_sites``)."""
+        func = node.func
+        if func.__class__ is not cst.Name:
+            return
+        function = self.later_defs.get(func.value)
+        if function is None or self.is_bound(func.value):
+            return  # not the module's, or already walked (its rules have run): nothing to tell it
+        params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        passed: dict = {}
+        for i, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
+            if i < len(params):
+                passed[params[i]] = self.infer(arg.value)
+        for arg in node.args:
+            if arg.keyword is not None:
+                passed[arg.keyword.value] = self.infer(arg.value)
+        self.call_sites.setdefault(func.value, []).append(passed)
 
     def _import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -248,7 +274,7 @@ class Scopes:
             if value is None and batch:
                 value = Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why="`foreachBatch` gives it each micro-batch")
             batch = False
-            scope.names[p.name.value] = value
+            scope.names[p.name.value] = scope.params[p.name.value] = value
         for p in (params.star_arg, params.star_kwarg):
             if isinstance(p, cst.Param):
                 scope.names[p.name.value] = None
