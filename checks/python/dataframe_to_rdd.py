@@ -16,7 +16,7 @@ class DataframeToRdd(PythonRule):
     ## What it does
     Finds DataFrame rows processed one by one through the RDD API:
     `df.rdd.map(...)`, `flatMap`, `filter`, `foreach`, `keyBy`, `reduceByKey`,
-    `groupByKey` on `df.rdd`. `df.rdd.getNumPartitions()` and other metadata
+    `groupByKey` on `df.rdd`, and `df.foreach(f)`, which is `df.rdd.foreach(f)`. `df.rdd.getNumPartitions()` and other metadata
     calls are not reported, nor are `mapPartitions` / `foreachPartition`: a
     function per partition is how Python code that needs a resource (a model, a
     connection, a TensorFlow feed) is written on purpose. A DataFrame of a
@@ -55,16 +55,21 @@ class DataframeToRdd(PythonRule):
     skip_in_tests = True
     name = "dataframe-to-rdd"
     summary = "DataFrame rows processed one by one through `df.rdd`"
-    triggers = (".rdd",)
+    triggers = (".rdd", ".foreach(")
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
         Invalid(_SETUP + "pairs = orders.rdd.map(lambda r: (r.customer_id, r.amount))\n"),
         Invalid(_SETUP + "orders.rdd.foreach(print)\n"),
         Invalid(_SETUP + "big = orders.select('amount').rdd.filter(lambda r: r.amount > 100)\n"),
+        Invalid(_SETUP + "large = spark.sparkContext.accumulator(0)\n"
+                "orders.foreach(lambda r: large.add(1) if r.amount > 100 else None)\n"),
     )
     valid = (
         Valid(_SETUP + "n = orders.rdd.getNumPartitions()\n"),
+        Valid(_SETUP + "orders.foreachPartition(send_batch)\n"),
+        Valid(_SETUP + "orders.limit(10).foreach(print)\n"),
+        Valid("for item in items:\n    pass\nqueue.foreach(handle)\n"),
         Valid(_SETUP + "totals = orders.groupBy('customer_id').agg(F.sum('amount'))\n"),
         Valid("pairs = thing.rdd.map(f)\n"),
         Valid(_SETUP + "preds = orders.select('features').rdd.mapPartitions(lambda rows: model.predict(rows))\n"),
@@ -81,6 +86,9 @@ class DataframeToRdd(PythonRule):
         if method not in _ROW_FUNCTIONS:
             return
         attr = node.func.value
+        if method == "foreach" and not (isinstance(attr, cst.Attribute) and attr.attr.value == "rdd"):
+            self._foreach(node)  # `df.foreach(f)` is `df.rdd.foreach(f)`
+            return
         if not (isinstance(attr, cst.Attribute) and attr.attr.value == "rdd"):
             return
         value = self.ctx.semantic.infer(attr.value)
@@ -95,6 +103,21 @@ class DataframeToRdd(PythonRule):
             f"`{name}.rdd.{method}(...)` moves every row out of Spark's engine into Python objects",
             help="express it with DataFrame functions (select, filter, groupBy/agg), or `mapInPandas` for row-wise Python",
             start=attr.attr,
+        )
+
+    def _foreach(self, node: cst.Call) -> None:
+        receiver = node.func.value
+        value = self.ctx.semantic.infer(receiver)
+        if value is None or value.kind != DATAFRAME or value.bound not in (UNBOUNDED, None) or not node.args:
+            return
+        self.ctx.report(
+            self,
+            node,
+            f"`{shown(self.ctx, receiver)}.foreach(...)` calls a Python function on every row, one at a time "
+            "(it is `.rdd.foreach`)",
+            help="count or sum with DataFrame functions (`filter(...).agg(F.sum(...))`) rather than an accumulator; "
+                 "for side effects per row, `foreachPartition` opens a connection once per partition",
+            start=node.func.attr,
         )
 
     def _for_mllib(self, node: cst.Call) -> bool:
