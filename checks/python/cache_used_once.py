@@ -10,8 +10,9 @@ _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.get
 class CacheUsedOnce(PythonRule):
     """
     ## What it does
-    Finds a variable assigned a `cache()`d or `persist()`ed DataFrame (or
-    cached in place by a bare `df.cache()` statement) that the rest of its
+    Finds a variable assigned (with or without an annotation) a `cache()`d
+    or `persist()`ed DataFrame (or cached in place by a bare `df.cache()`
+    statement) that the rest of its
     function (or module) reads at most once, and, inside a function, one that
     is never `unpersist()`ed (unless the function returns it).
     `checkpoint()` and `localCheckpoint()` are not caches here: they cut a
@@ -57,6 +58,8 @@ class CacheUsedOnce(PythonRule):
         Invalid(_SETUP + "def f():\n    x = orders.cache()\n    print(x.count())\n    x.show()\n"),
         Invalid(_SETUP + "daily = orders.groupBy('day').count()\ndaily.cache()\ndaily.write.parquet('s3://r/')\n"),
         Invalid(_SETUP + "daily = orders.groupBy('day').count()\ndaily = daily.cache()\ndaily.write.parquet('s3://r/')\n"),
+        Invalid(_SETUP + "from pyspark.sql import DataFrame\ndaily: DataFrame = orders.groupBy('day').count().cache()\n"
+                "daily.write.parquet('s3://r/')\n"),
     )
     valid = (
         Valid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.count()\ndaily.write.parquet('s3://r/')\n"),
@@ -67,6 +70,8 @@ class CacheUsedOnce(PythonRule):
         Valid(_SETUP + "def g(edges):\n    for i in range(10):\n        edges = orders.join(edges, 'k').localCheckpoint()\n"
               "    return edges.count()\n"),
         Valid(_SETUP + "def g():\n    x = orders.localCheckpoint()\n    return x.count()\n"),
+        Valid(_SETUP + "from pyspark.sql import DataFrame\ndaily: DataFrame = orders.groupBy('day').count().cache()\n"
+              "daily.count()\ndaily.write.parquet('s3://r/')\n"),
     )
 
     def __init__(self, ctx):
@@ -100,11 +105,19 @@ class CacheUsedOnce(PythonRule):
             self.ctx.report(self, assign.value, message, help=help, start=assign.value.func.attr)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        value = node.value
-        if (len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(value, cst.Call)
+        if len(node.targets) == 1:
+            self._assigned(node, node.targets[0].target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        """`daily: DataFrame = orders.cache()`, as `daily = orders.cache()`."""
+        if node.value is not None:
+            self._assigned(node, node.target, node.value)
+
+    def _assigned(self, node, target, value) -> None:
+        if (isinstance(target, cst.Name) and isinstance(value, cst.Call)
                 and method_name(value) in _CACHES and not value.args
                 and self.ctx.semantic.is_dataframe(value.func.value)):
-            self.frames[-1][node.targets[0].target.value] = [node, 0, False, False]
+            self.frames[-1][target.value] = [node, 0, False, False]
 
     def visit_Expr(self, node: cst.Expr) -> None:
         """`df.cache()` as a statement: `df` is cached in place."""
@@ -119,7 +132,7 @@ class CacheUsedOnce(PythonRule):
         if entry is None:
             return
         parent = self.ctx.parent_of(node)
-        if isinstance(parent, cst.AssignTarget):
+        if isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.AnnAssign) and parent.target is node:
             return
         if isinstance(parent, cst.Return):
             entry[3] = True

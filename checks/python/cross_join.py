@@ -1,7 +1,7 @@
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import method_name, positional_args, keyword_arg
+from linter.semantic import keyword_arg, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -50,6 +50,8 @@ class CrossJoin(PythonRule):
         Invalid(_SETUP + "pairs = orders.crossJoin(customers)\n"),
         Invalid(_SETUP + "pairs = orders.join(customers)\n"),
         Invalid(_SETUP + "pairs = orders.join(customers, how='cross')\n"),
+        Invalid(_SETUP + "def pairs(lookup):\n    return orders.join(lookup, None, 'cross')\n"),
+        Invalid(_SETUP + "pairs = orders.join(customers, None, 'left')\n"),
         Invalid(_SETUP + "pairs = orders.join(customers, orders.customer_id == orders.customer_id)\n"),
         Invalid(_SETUP + "pairs = orders.join(customers, F.col('id') == F.col('id'), 'left')\n"),
     )
@@ -71,15 +73,18 @@ class CrossJoin(PythonRule):
         if method == "crossJoin":
             self._report(node, "`crossJoin` pairs every row with every row of the other side")
             return
-        if not args or not semantic.is_dataframe(args[0]):
+        if not args:
             return
         on = args[1] if len(args) > 1 else keyword_arg(node, "on")
         how = args[2] if len(args) > 2 else keyword_arg(node, "how")
-        if on is None:
-            self._report(node, "`join` without a condition is a cartesian product: every row with every row")
-            return
         if isinstance(how, cst.SimpleString) and how.evaluated_value == "cross":
+            # `how=` (or a third argument) is no `str.join`: the receiver being a DataFrame is enough
             self._report(node, "`join(..., how='cross')` pairs every row with every row")
+            return
+        if not semantic.is_dataframe(args[0]):
+            return  # `x.join(y)` alone is also `str.join`: both sides must be known
+        if on is None or (isinstance(on, cst.Name) and on.value == "None"):
+            self._report(node, "`join` without a condition is a cartesian product: every row with every row")
             return
         if isinstance(on, cst.Comparison) and len(on.comparisons) == 1 and isinstance(on.comparisons[0].operator, cst.Equal):
             left, right = self.ctx.code_for(on.left).strip(), self.ctx.code_for(on.comparisons[0].comparator).strip()

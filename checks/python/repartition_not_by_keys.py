@@ -1,7 +1,7 @@
-from typing import Optional
 
 import libcst as cst
 
+from checks.python import _joins as joins
 from checks.python._driver import shown
 from checks.python._redundant_shuffles import KEEP_ROWS, column_names, down_chain
 from linter.registry import Invalid, PythonRule, Valid
@@ -18,23 +18,30 @@ _SETUP = (
     "spark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
     "customers = spark.table('customers')\n"
 )
-_WRITER_CONFIG = frozenset("mode format option options sortBy bucketBy".split())
+_WRITER_CONFIG = frozenset(["mode", "format", "option", "options", "sortBy", "bucketBy"])
 # Between a repartition and what follows: calls that keep rows in their partitions.
 _NARROW = KEEP_ROWS | {"sortWithinPartitions"}
+_KEEPS = frozenset({"cache", "persist"})
+_SMALL_ROWS = 100_000  # a side with at most this many rows (proven) may be broadcast: its join need not shuffle
 
 
-class RepartitionNotByKeys(PythonRule):
+class RepartitionNotByKeys(joins.JoinLineage, PythonRule):
     """
     ## What it does
     Finds a `repartition` that feeds, with only row-keeping calls between
-    (`select`, `withColumn`, `filter`, ...):
+    (`select`, `withColumn`, `filter`, ...), in one chain or through the
+    names it was assigned to unconditionally (`spread = orders.repartition(400)`
+    then `spread.join(...)`, up to four names on; not through a
+    `cache`/`persist`, whose other readers may be what the repartition is for):
 
     - a write partitioned by columns (`.write.partitionBy("day")`) when the
       repartition is round-robin (`repartition(400)`) or by columns none of
       which is a partition column;
     - a join when the repartition is round-robin, or by columns that are
       not among the join keys (`"id"`, `["a", "b"]`), unless the other side
-      is broadcast (`F.broadcast(...)`, a `broadcast` hint) or proven small.
+      is broadcast (`F.broadcast(...)`, a `broadcast` hint) or proven small
+      (at most 100,000 rows: a `limit`, an aggregate; `spark.range(10**7)`
+      is counted, not small).
 
     Only literal arguments are read: `repartition(n)` with a variable `n`
     alone may be a column and is not reported.
@@ -88,6 +95,11 @@ class RepartitionNotByKeys(PythonRule):
         Invalid(_SETUP + "j = orders.repartition(400).join(customers, 'customer_id')\n"),
         Invalid(_SETUP + "j = orders.join(customers.repartition(8, 'country'), ['customer_id'], 'left')\n"),
         Invalid(_SETUP + "j = orders.repartition(100).select('*').join(customers, orders.cid == customers.id)\n"),
+        Invalid(_SETUP + "spread = orders.repartition(400)\nj = spread.join(customers, 'customer_id')\n"),
+        Invalid(_SETUP + "spread = orders.repartition(400)\nj = spread.join(customers, 'customer_id')\n"
+                "k = spread.join(customers, 'country')\n"),
+        Invalid(_SETUP + "ids = spark.range(0, 10000000)\nspread = ids.repartition(6)\nscaled = spread.selectExpr('id * 5 AS id')\n"
+                "j = scaled.join(orders, ['id'])\n"),
     )
     valid = (
         Valid(_SETUP + "orders.repartition('day').write.partitionBy('day').parquet('s3://lake/orders/')\n"),
@@ -98,11 +110,26 @@ class RepartitionNotByKeys(PythonRule):
         Valid(_SETUP + "j = orders.repartition(400).join(customers.hint('broadcast'), 'customer_id')\n"),
         Valid(_SETUP + "j = orders.repartition(400).join(customers.limit(100), 'customer_id')\n"),
         Valid(_SETUP + "j = orders.repartition(n, *keys).join(customers, 'customer_id')\n"),
+        Valid(_SETUP + "spread = orders.repartition(400).cache()\nj = spread.join(customers, 'customer_id')\n"),
+        Valid(_SETUP + "orders = orders.select('id')\norders = orders.filter('id > 0')\n"
+              "j = orders.join(customers, 'id')\n"),
+        Valid(_SETUP + "spread = orders.repartition(400)\nif small:\n    spread = orders\n"
+              "j = spread.join(customers, 'customer_id')\n"),
     )
 
-    def _repartition(self, node) -> Optional[tuple]:
+    def _repartition(self, node) -> tuple | None:
         """(the repartition call, its column names: [] for round-robin) feeding ``node``; None if none or unknown."""
         call = down_chain(node, _NARROW)
+        seen: set = set()
+        while isinstance(call, cst.Name) and call.value not in seen and len(seen) < 4:
+            # `parts = orders.repartition(200)` then `parts.join(...)` (or a few names on): the one
+            # unconditional assignment in effect; not through a cache, whose other readers may be what the
+            # repartition is for
+            seen.add(call.value)
+            entry = joins.entry_of(self.ctx, call.value)
+            if entry is None or entry.node is None:
+                return None
+            call = down_chain(entry.node, _NARROW - _KEEPS)
         if not isinstance(call, cst.Call) or method_name(call) != "repartition" or not call.args:
             return None
         if any(a.star or a.keyword for a in call.args):
@@ -116,6 +143,13 @@ class RepartitionNotByKeys(PythonRule):
         if names is None or not self.ctx.semantic.is_dataframe(call.func.value):
             return None
         return call, names
+
+    def _first_report(self, call: cst.Call) -> bool:
+        reported = self.ctx.memo.setdefault("SPK418 reported", set())
+        if id(call) in reported:
+            return False
+        reported.add(id(call))
+        return True
 
     def _described(self, call: cst.Call, names: list) -> str:
         return f"`repartition({shown(self.ctx, call.args[0].value)}{', ...' if len(call.args) > 1 else ''})`" + \
@@ -139,7 +173,7 @@ class RepartitionNotByKeys(PythonRule):
         if found is None:
             return
         call, names = found
-        if set(names) & set(columns):
+        if set(names) & set(columns) or not self._first_report(call):
             return  # by partition columns (and maybe more): each directory's rows are in few tasks
         spread = ", ".join(f"`{c}`" for c in columns)
         self.ctx.report(
@@ -152,7 +186,7 @@ class RepartitionNotByKeys(PythonRule):
             start=call.func.attr,
         )
 
-    def _join_keys(self, node: cst.Call) -> Optional[list]:
+    def _join_keys(self, node: cst.Call) -> list | None:
         """Literal join keys (`"id"`, `["a", "b"]`); [] when the condition is an expression; None when unknown."""
         args = positional_args(node)
         on = keyword_arg(node, "on") or (args[1] if len(args) > 1 else None)
@@ -172,7 +206,8 @@ class RepartitionNotByKeys(PythonRule):
                 return True
             node = node.func.value if isinstance(node.func, cst.Attribute) else None
         value = self.ctx.semantic.infer(side)
-        return value is not None and isinstance(value.bound, int)
+        # a few rows (a `limit`, an aggregate): a broadcast candidate; `spark.range(10**7)` is counted, not small
+        return value is not None and isinstance(value.bound, int) and value.bound <= _SMALL_ROWS
 
     def _join(self, node: cst.Call) -> None:
         args = positional_args(node)
@@ -188,6 +223,8 @@ class RepartitionNotByKeys(PythonRule):
             call, names = found
             if names and (not keys or set(names) <= set(keys)):
                 continue  # by (some of) the join keys, or by columns an expression condition may use
+            if not self._first_report(call):
+                continue  # `spread` joined twice: one finding at its repartition
             on = ", ".join(f"`{k}`" for k in keys) if keys else "its condition's keys"
             self.ctx.report(
                 self,

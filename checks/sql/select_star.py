@@ -20,7 +20,12 @@ class SelectStar(SqlRule):
     over a subquery or a CTE defined in the same statement, or over a temporary
     view the same file registers (`df.createOrReplaceTempView("v")`, `CREATE
     TEMP VIEW v`, an f-string name matching the query's templated one), whose
-    columns were already chosen where it is defined. Nor a `spark.sql(...)`
+    columns were already chosen where it is defined. Nor a star inside a
+    subquery of a `FROM` or `JOIN` whose outer query names its columns
+    (`SELECT o.id, o.amount FROM (SELECT * FROM orders) o`): the optimizer
+    prunes the star to those columns. Nor a query of its own that only
+    looks at a few rows (`SELECT * FROM t LIMIT 10`: a literal limit of at
+    most 1,000, in no `INSERT` or `CREATE`). Nor a `spark.sql(...)`
     query whose DataFrame the code narrows straight away
     (`spark.sql("SELECT * FROM t").select(cols)`, or `df = spark.sql(...)`
     followed by `df = df.select(cols)`): the optimizer prunes the star to
@@ -69,6 +74,9 @@ class SelectStar(SqlRule):
         Invalid("SELECT * FROM sales.orders WHERE order_date = DATE '2024-01-01';\n", path="q.sql"),
         Invalid("SELECT o.*, c.name\nFROM orders o JOIN customers c ON o.cid = c.id;\n", path="q.sql"),
         Invalid("INSERT INTO archive SELECT * FROM events;\n", path="q.sql"),
+        Invalid("SELECT x.* FROM (SELECT * FROM events) x;\n", path="q.sql"),
+        Invalid("INSERT INTO sample_orders SELECT * FROM orders LIMIT 100;\n", path="q.sql"),
+        Invalid("SELECT * FROM orders LIMIT 1000000;\n", path="q.sql"),
         Invalid(
             "WITH c AS (SELECT * FROM t) SELECT * FROM c;\n", path="q.sql"
         ),
@@ -86,6 +94,9 @@ class SelectStar(SqlRule):
         Valid("CREATE OR REPLACE VIEW sales.recent AS SELECT * FROM sales.orders WHERE day > current_date() - 7;\n",
               path="q.sql"),
         Valid("SELECT * FROM (SELECT id, amount FROM t) x;\n", path="q.sql"),
+        Valid("INSERT INTO fct SELECT o.id, o.amount FROM (SELECT * FROM orders) AS o;\n", path="q.sql"),
+        Valid("SELECT * FROM staging.orders LIMIT 10;\n", path="q.sql"),
+        Valid("SELECT o.id, c.name FROM orders o JOIN (SELECT * FROM customers) c ON o.cid = c.id;\n", path="q.sql"),
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "spark.table('orders').select('id', 'amount').createOrReplaceTempView('recent')\n"
               "rows = spark.sql('SELECT * FROM recent')\n", path="job.py"),
@@ -118,6 +129,8 @@ class SelectStar(SqlRule):
             return  # `F.expr("*")`, `count(F.expr("*"))`: not a query's projection
         if self.opts["allow-from-subquery"] and (self._from_derived(holder) or self._from_temp_view(holder)):
             return
+        if self._narrowed_outside(holder):
+            return  # `SELECT a, b FROM (SELECT * FROM s) x`: the outer query's columns prune the star
         statement = holder
         while statement.parent is not None and not isinstance(statement.parent, (exp.Insert, exp.Create)):
             statement = statement.parent
@@ -126,6 +139,8 @@ class SelectStar(SqlRule):
             return  # `CREATE TABLE t AS SELECT *` copies every column on purpose; a view's readers prune
         if into is None and self.ctx.projected:
             return  # `spark.sql("SELECT * FROM t").select(cols)`: the optimizer prunes the star to `cols`
+        if into is None and holder is statement and self._small_limit(holder):
+            return  # `SELECT * FROM t LIMIT 10` on its own: a look at a few rows, as in a notebook
         if not isinstance(into, exp.Insert) and self.ctx.unit.document.is_notebook:
             return  # a notebook's `SELECT *` (a %sql cell, `display(spark.sql(...))`) is how one looks at a table
         self.ctx.report(
@@ -147,6 +162,30 @@ class SelectStar(SqlRule):
         if table.db and table.db.lower() != "global_temp":
             return False
         return temp_view_names(self.ctx.unit.document.text).matches(table.name)
+
+    @staticmethod
+    def _small_limit(select) -> bool:
+        """A literal `LIMIT n` of at most 1,000 rows."""
+        from sqlglot import exp
+
+        limit = select.args.get("limit")
+        value = limit.args.get("expression") if isinstance(limit, exp.Limit) else None
+        return isinstance(value, exp.Literal) and not value.is_string and str(value.this).isdigit() and \
+            int(str(value.this)) <= 1000
+
+    @staticmethod
+    def _narrowed_outside(select) -> bool:
+        """The select is a subquery in the FROM or a JOIN of a query that names its columns (no star)."""
+        from sqlglot import exp
+
+        subquery = select.parent
+        if not isinstance(subquery, exp.Subquery) or not isinstance(subquery.parent, (exp.From, exp.Join)):
+            return False
+        outer = subquery.parent.parent
+        return isinstance(outer, exp.Select) and not any(
+            isinstance(e, exp.Star) or isinstance(e, exp.Column) and isinstance(e.this, exp.Star)
+            for e in outer.expressions
+        )
 
     @staticmethod
     def _from_derived(select) -> bool:
