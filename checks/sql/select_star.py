@@ -25,7 +25,9 @@ class SelectStar(SqlRule):
     (`SELECT o.id, o.amount FROM (SELECT * FROM orders) o`): the optimizer
     prunes the star to those columns. Nor a query of its own that only
     looks at a few rows (`SELECT * FROM t LIMIT 10`: a literal limit of at
-    most 1,000, in no `INSERT` or `CREATE`). Nor a `spark.sql(...)`
+    most 1,000, in no `INSERT` or `CREATE`). Nor an `INSERT` whose `SELECT *`
+    reads only the table it writes (`INSERT OVERWRITE t SELECT * FROM t
+    VERSION AS OF 3`, a rollback). Nor a `spark.sql(...)`
     query whose DataFrame the code narrows straight away
     (`spark.sql("SELECT * FROM t").select(cols)`, or `df = spark.sql(...)`
     followed by `df = df.select(cols)`): the optimizer prunes the star to
@@ -74,6 +76,7 @@ class SelectStar(SqlRule):
         Invalid("SELECT * FROM sales.orders WHERE order_date = DATE '2024-01-01';\n", path="q.sql"),
         Invalid("SELECT o.*, c.name\nFROM orders o JOIN customers c ON o.cid = c.id;\n", path="q.sql"),
         Invalid("INSERT INTO archive SELECT * FROM events;\n", path="q.sql"),
+        Invalid("INSERT OVERWRITE sales.orders SELECT * FROM staging.orders;\n", path="q.sql"),
         Invalid("SELECT x.* FROM (SELECT * FROM events) x;\n", path="q.sql"),
         Invalid("INSERT INTO sample_orders SELECT * FROM orders LIMIT 100;\n", path="q.sql"),
         Invalid("SELECT * FROM orders LIMIT 1000000;\n", path="q.sql"),
@@ -96,6 +99,7 @@ class SelectStar(SqlRule):
         Valid("SELECT * FROM (SELECT id, amount FROM t) x;\n", path="q.sql"),
         Valid("INSERT INTO fct SELECT o.id, o.amount FROM (SELECT * FROM orders) AS o;\n", path="q.sql"),
         Valid("SELECT * FROM staging.orders LIMIT 10;\n", path="q.sql"),
+        Valid("INSERT OVERWRITE sales.orders SELECT * FROM sales.orders VERSION AS OF 3;\n", path="q.sql"),
         Valid("SELECT o.id, c.name FROM orders o JOIN (SELECT * FROM customers) c ON o.cid = c.id;\n", path="q.sql"),
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "spark.table('orders').select('id', 'amount').createOrReplaceTempView('recent')\n"
@@ -137,6 +141,8 @@ class SelectStar(SqlRule):
         into = statement.parent
         if isinstance(into, exp.Create):
             return  # `CREATE TABLE t AS SELECT *` copies every column on purpose; a view's readers prune
+        if isinstance(into, exp.Insert) and holder is statement and self._from_itself(holder, into):
+            return  # `INSERT OVERWRITE t SELECT * FROM t VERSION AS OF 3`: a table restored from its own past
         if into is None and self.ctx.projected:
             return  # `spark.sql("SELECT * FROM t").select(cols)`: the optimizer prunes the star to `cols`
         if into is None and holder is statement and self._small_limit(holder):
@@ -162,6 +168,20 @@ class SelectStar(SqlRule):
         if table.db and table.db.lower() != "global_temp":
             return False
         return temp_view_names(self.ctx.unit.document.text).matches(table.name)
+
+    @staticmethod
+    def _from_itself(select, insert) -> bool:
+        """The select reads only the table the INSERT writes (a rollback, a rewrite in place): every column is
+        meant, and the positions are the table's own."""
+        from sqlglot import exp
+
+        source = select.args.get("from_") or select.args.get("from")
+        target = insert.this.this if isinstance(insert.this, exp.Schema) else insert.this
+        if source is None or select.args.get("joins") or not isinstance(source.this, exp.Table) \
+                or not isinstance(target, exp.Table):
+            return False
+        return source.this.name.lower() == target.name.lower() and \
+            (source.this.db or "").lower() == (target.db or "").lower()
 
     @staticmethod
     def _small_limit(select) -> bool:
