@@ -92,6 +92,8 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
     doc_setup = 'edges = spark.table("edges")\ndepth = 10\n'
 
     invalid = (
+        # a snippet (or a notebook cell) whose frame comes from elsewhere: `df` is only ever rebound from itself
+        Invalid("from pyspark.sql import functions as F\nfor lookup in lookups:\n    df = df.join(lookup, 'id')\n"),
         Invalid(_SETUP + "reached = edges.select('dst')\nfor _ in range(10):\n"
                 "    reached = reached.join(edges, reached.dst == edges.src).select(edges.dst)\n"),
         Invalid(_SETUP + "frontier = edges\nwhile frontier.count() > 0:\n"

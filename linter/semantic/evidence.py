@@ -301,6 +301,10 @@ class Evidence:
                         name = dotted_name(bound) if not isinstance(bound, cst.Name) else bound.value
                         if name:
                             names.add(name.split(".")[0])
+            elif cls is cst.Assign and _self_derived(node):
+                # `df = df.join(lookup, "id")`: the name still comes from elsewhere (a snippet, another cell)
+                stack.append(node.value)
+                continue
             elif cls in (cst.AssignTarget, cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign, cst.NamedExpr,
                          cst.AsName, cst.Global, cst.Nonlocal):
                 target = getattr(node, "target", None) or getattr(node, "name", None)
@@ -410,3 +414,14 @@ def _target_key(target) -> Optional[str]:
 
 def _inferred(why: str) -> Value:
     return Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why=why)
+
+
+def _self_derived(node: cst.Assign) -> bool:
+    """`df = df.<calls and attributes>`: one name, rebound from a chain that starts at itself."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+        return False
+    value, steps = node.value, 0
+    while isinstance(value, (cst.Call, cst.Attribute)):
+        value = value.func if isinstance(value, cst.Call) else value.value
+        steps += 1
+    return steps > 0 and isinstance(value, cst.Name) and value.value == node.targets[0].target.value
