@@ -104,7 +104,8 @@ class CollectListAggregation(PythonRule):
             if not over and not whole and not self.ctx.settings.preview:
                 return  # per group: as safe as the groups are small, which the file cannot show (preview)
             if whole:
-                message = f"`{shown(self.ctx, node)}` builds one in-memory array of every row, in one task"
+                of = "every distinct value of the column" if name == "collect_set" else "every row"
+                message = f"`{shown(self.ctx, node)}` builds one in-memory array of {of}, in one task"
             else:
                 where = "for every row of a window" if over else "per group"
                 message = f"`{shown(self.ctx, node)}` builds an in-memory array {where}; {HOT_KEY}"
