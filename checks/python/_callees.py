@@ -95,6 +95,28 @@ def _lambda_bound(ctx, name: str) -> Optional[cst.Lambda]:
     return None
 
 
+def assigned_names(nodes) -> set:
+    """Names bound anywhere in these nodes (not inside nested functions, classes or lambdas)."""
+    names: set = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            names.add(node.name.value)
+            continue
+        if isinstance(node, cst.Lambda):
+            continue
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                target_names(t.target, names)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            target_names(node.target, names)
+        elif isinstance(node, cst.AsName):
+            target_names(node.name, names)
+        stack.extend(node.children)
+    return names
+
+
 def callee_actions(ctx, call: cst.Call) -> list[CalleeAction]:
     """The actions the function this call runs performs on the caller's expressions: an argument (mapped to its
     parameter by position or keyword) or a name the function reads from around it."""
@@ -126,19 +148,14 @@ def _summary(definition):
     params_node = definition.params
     params = [p.name.value for p in (*params_node.posonly_params, *params_node.params, *params_node.kwonly_params)]
     body = definition.body
-    rebound: set = set()
+    rebound = assigned_names([body])
     calls = []
     stack = [body]
     while stack:
         node = stack.pop()
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)) or (isinstance(node, cst.Lambda) and node is not body):
             continue  # defined here, run later (or never)
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                target_names(t.target, rebound)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
-            target_names(node.target, rebound)
-        elif isinstance(node, cst.Call):
+        if isinstance(node, cst.Call):
             calls.append(node)
         stack.extend(node.children)
     on_params, on_free = [], []

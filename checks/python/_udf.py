@@ -162,6 +162,18 @@ def body_expression(function) -> Optional[tuple[list[str], object, list[tuple[st
         if len(line) != 1 or not isinstance(line[0], cst.Return) or line[0].value is None:
             return None
         return params, line[0].value, guarded
+    statements = _after_guards(function, params, guarded)
+    if statements is None or len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    line = statements[0].body
+    if len(line) != 1 or not isinstance(line[0], cst.Return) or line[0].value is None:
+        return None
+    return params, line[0].value, guarded
+
+
+def _after_guards(function: cst.FunctionDef, params: list, guarded: list) -> Optional[list]:
+    """The def's statements after its docstring and its `if x is None: return None` guards (added to
+    `guarded`); None when an `if` at the top is something else."""
     statements = list(function.body.body)
     if statements and _is_docstring(statements[0]):
         statements = statements[1:]
@@ -171,12 +183,7 @@ def body_expression(function) -> Optional[tuple[list[str], object, list[tuple[st
             return None
         guarded.append(guard)
         statements = statements[1:]
-    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
-        return None
-    line = statements[0].body
-    if len(line) != 1 or not isinstance(line[0], cst.Return) or line[0].value is None:
-        return None
-    return params, line[0].value, guarded
+    return statements
 
 
 def inlined_body_expression(function) -> Optional[tuple[list[str], object, list[tuple[str, bool]]]]:
@@ -190,16 +197,10 @@ def inlined_body_expression(function) -> Optional[tuple[list[str], object, list[
             or not isinstance(function.body, cst.IndentedBlock):
         return found
     params = [p.name.value for p in function.params.params]
-    statements = list(function.body.body)
-    if statements and _is_docstring(statements[0]):
-        statements = statements[1:]
     guarded: list[tuple[str, bool]] = []
-    while statements and isinstance(statements[0], cst.If):
-        guard = _none_guard(statements[0], params)
-        if guard is None:
-            return None
-        guarded.append(guard)
-        statements = statements[1:]
+    statements = _after_guards(function, params, guarded)
+    if statements is None:
+        return None
     values: dict = {}
     for statement in statements[:-1]:
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 \

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from checks.python._callees import ACTIONS, callee_actions
+from checks.python._callees import ACTIONS, assigned_names, callee_actions
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, method_name
@@ -12,28 +12,6 @@ _SETUP = (
 )
 # pydeequ's entry points whose `.onData(df)...run()` runs Spark jobs over `df` (a star import is the usual way in).
 _DEEQU_RUNNERS = frozenset(("VerificationSuite", "AnalysisRunner", "ColumnProfilerRunner", "ConstraintSuggestionRunner"))
-
-
-def assigned_names(nodes) -> set:
-    """Names bound anywhere in these nodes (not inside nested functions, classes or lambdas)."""
-    names: set = set()
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            names.add(node.name.value)
-            continue
-        if isinstance(node, cst.Lambda):
-            continue
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                target_names(t.target, names)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
-            target_names(node.target, names)
-        elif isinstance(node, cst.AsName):
-            target_names(node.name, names)
-        stack.extend(node.children)
-    return names
 
 
 def chain_root(node):
