@@ -28,7 +28,8 @@ from typing import NamedTuple, Optional
 
 import libcst as cst
 
-from linter.semantic import WRITES, method_name
+from linter.semantic import FUNCTION, WRITES, method_name
+from linter.sources.python import child_nodes
 from linter.semantic.values import target_names
 
 # DataFrame actions: each runs a Spark job (SPK104 and SPK109 take them from here).
@@ -52,6 +53,8 @@ def callee_definition(ctx, call: cst.Call):
         node = value.node if value is not None else None
         if isinstance(node, cst.FunctionDef) and node.name.value == func.value:
             return node, 0
+        if value is not None and value.kind != FUNCTION:
+            return None, 0  # a class, an import, a DataFrame: not a lambda of this file
         return _lambda_bound(ctx, func.value), 0
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
         owner = func.value.value
@@ -82,17 +85,30 @@ def _lambda_bound(ctx, name: str) -> Optional[cst.Lambda]:
     for ancestor in reversed(ctx.ancestors):
         if not isinstance(ancestor, (cst.Module, cst.IndentedBlock)):
             continue
-        found = []
-        for statement in ancestor.body:
+        assigned = _assigned_in(ctx, ancestor)
+        if name in assigned:
+            return assigned[name]
+    return None
+
+
+def _assigned_in(ctx, body) -> dict:
+    """The names a body's own statements assign: to their lambda when assigned once a lambda, else to None.
+    Read once per body (every call in it asks)."""
+    key = ("\0assigned-in", id(body))
+    found = ctx.memo.get(key)
+    if found is None:
+        values: dict = {}
+        for statement in body.body:
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
             for small in statement.body:
-                if isinstance(small, cst.Assign) and any(
-                        isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets):
-                    found.append(small.value)
-        if found:
-            return found[0] if len(found) == 1 and isinstance(found[0], cst.Lambda) else None
-    return None
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        if isinstance(t.target, cst.Name):
+                            values.setdefault(t.target.value, []).append(small.value)
+        found = ctx.memo[key] = {n: v[0] if len(v) == 1 and isinstance(v[0], cst.Lambda) else None
+                                 for n, v in values.items()}
+    return found
 
 
 def assigned_names(nodes) -> set:
@@ -113,7 +129,7 @@ def assigned_names(nodes) -> set:
             target_names(node.target, names)
         elif isinstance(node, cst.AsName):
             target_names(node.name, names)
-        stack.extend(node.children)
+        stack.extend(child_nodes(node))
     return names
 
 
@@ -157,7 +173,7 @@ def _summary(definition):
             continue  # defined here, run later (or never)
         if isinstance(node, cst.Call):
             calls.append(node)
-        stack.extend(node.children)
+        stack.extend(child_nodes(node))
     on_params, on_free = [], []
     for node in calls:
         method = method_name(node)
