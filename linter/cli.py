@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_argument("--stdin-filename", metavar="PATH", help="the path of the code read from standard input")
     files.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     files.add_argument("--cache-dir", metavar="DIR", help="where the cache lives")
+    files.add_argument("--time-budget", type=float, metavar="SECONDS",
+                       help="per-file limit: a file that would take longer gets one SPK001 finding, not checked "
+                            "(default 120; 0: no limit)")
     files.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                        help="processes to check with (default: the machine's cores)")
 
@@ -152,10 +155,12 @@ def _plan_options(command) -> None:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    program = argv is None  # the `sparkcheck` program itself, not a caller of the API (tests, the server)
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()
-        if argv and argv[0] not in ("check", "plan", "diagnose", "capture", "rule", "rules", "init", "server") and not argv[0].startswith("-"):
+        if argv and argv[0] not in ("check", "plan", "diagnose", "capture", "rule", "rules", "init", "server") \
+                and not argv[0].startswith("-"):
             # Like ruff, the default command is check: `sparkcheck src/`.
             argv = ["check", *argv]
         args = parser.parse_args(argv)
@@ -163,7 +168,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             parser.print_help()
             return EXIT_ERROR
         if args.command == "check":
-            return run_check(args)
+            code = run_check(args)
+            if program:
+                _leave(code)
+            return code
         if args.command in ("plan", "diagnose", "capture"):
             from linter.runtime import commands
 
@@ -198,6 +206,18 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_ERROR
 
 
+def _leave(code: int) -> None:
+    """End the program now that its output is written, without tearing the interpreter down: freeing every
+    module and object one by one (libcst's 200,000 among them) takes 0.06 to 0.1 s, a fifth of a one-file run.
+    Nothing is left to run at exit (no atexit handler; the process pool is joined, the cache written)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):  # the reader went away (`| head`), or a stream was closed: as before
+        pass
+    os._exit(code)
+
+
 def run_check(args) -> int:
     from linter.config import Resolver
     from linter.engine import error_finding
@@ -206,6 +226,10 @@ def run_check(args) -> int:
     from linter.runner import check_files, default_jobs
 
     overrides, config_file = _overrides(args)
+    if getattr(args, "time_budget", None) is not None:
+        if not args.time_budget >= 0:  # NaN too
+            raise UsageError("--time-budget must be a number of seconds, 0 or more (0: no limit)")
+        overrides["time-budget"] = args.time_budget
     resolver = Resolver(overrides, config_file)
     fmt = args.output_format or os.environ.get("SPARKCHECK_OUTPUT_FORMAT") or "full"
     if args.jobs is not None and args.jobs < 1:

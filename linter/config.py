@@ -48,6 +48,12 @@ def _int(value, key, where):
     return value
 
 
+def _seconds(value, key, where):
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{where}: `{key}` must be a non-negative number of seconds (0: no limit)")
+    return float(value)
+
+
 def _per_file(value, key, where):
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: `{key}` must be a table of glob = [codes]")
@@ -129,6 +135,7 @@ KEYS = {
     "per-file-sql-dialect": _dialects,
     "cache-dir": _str,
     "max-file-size": _int,
+    "time-budget": _seconds,
     "dataframe-functions": _list_of_str,
     "sql-schema": _list_of_str,
     "baseline": _str,
@@ -155,6 +162,8 @@ DEFAULTS: dict[str, Any] = {
     "per-file-sql-dialect": {},
     "cache-dir": ".sparkcheck_cache",
     "max-file-size": 5 * 1024 * 1024,
+    "time-budget": 120.0,  # seconds per file (linter/budget.py); 0: no limit. Generous: a loaded CI machine
+    # took 32 s on an 8,000-line test file; the up-front sign, not the timer, catches the known slow inputs
     "dataframe-functions": [],
     "sql-schema": [],
     "baseline": "",
@@ -357,7 +366,7 @@ class Settings:
         """Everything about the settings that can change a file's findings (schema files' text too)."""
         if self._fingerprint is None:
             keys = ("preview", "target-spark", "sql-dialect", "per-file-sql-dialect", "max-file-size",
-                    "dataframe-functions", "sql-schema", "extension")
+                    "time-budget", "dataframe-functions", "sql-schema", "extension")
             data = {
                 "values": {k: self.values[k] for k in keys},
                 "rules": self.rule_tables,

@@ -28,12 +28,13 @@ class ConfigContext:
 
 @functools.lru_cache(maxsize=64)
 def config_rules(codes: frozenset) -> tuple:
-    return tuple(r for r in registry.all_rules() if r.kind == "config" and r.code in codes)
+    return registry.load_rules("config", codes)  # only the selected rules' modules are imported
 
 
 def python_wants_config(text: str, codes: frozenset) -> bool:
     """Whether the walk must collect settings: a settings call and a literal key or master in the file."""
-    return bool(config_rules(codes)) and any(h in text for h in _HINT) and _LITERAL.search(text) is not None
+    # the text first: the configuration rules' modules are imported only for a file that may hold settings
+    return any(h in text for h in _HINT) and _LITERAL.search(text) is not None and bool(config_rules(codes))
 
 
 def run_rules(conf, settings, codes: frozenset, sink: Callable) -> None:

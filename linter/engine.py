@@ -95,12 +95,17 @@ class PythonContext:
 
 
 def _parents(module) -> dict:
-    """id(child) -> parent for every node of the module (the nodes live as long as the module does)."""
+    """id(child) -> parent for every node of the module (the nodes live as long as the module does).
+
+    Children as the walk sees them (``child_nodes``: no whitespace or punctuation), not libcst's ``children``,
+    which builds every whitespace node again: 40 ms of a 35-line file's check."""
+    from linter.sources.python import child_nodes
+
     parents = {}
     stack = [module]
     while stack:
         current = stack.pop()
-        for child in current.children:
+        for child in child_nodes(current):
             parents[id(child)] = current
             stack.append(child)
     return parents
@@ -108,10 +113,12 @@ def _parents(module) -> dict:
 
 def _search(root, node):
     """The path from ``root`` (included) down to ``node`` (excluded), or None."""
+    from linter.sources.python import child_nodes
+
     stack = [(root, [root])]
     while stack:
         current, path = stack.pop()
-        for child in current.children:
+        for child in child_nodes(current):
             if child is node:
                 return path
             stack.append((child, path + [child]))
@@ -149,8 +156,9 @@ def _mentions_spark(text: str, settings) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _selection(codes: frozenset) -> tuple[tuple, bool]:
-    """(the enabled Python rules, whether SQL is linted) for a set of enabled codes: the same for most files."""
-    rules = registry.all_rules()
+    """(the enabled Python rules, as the index describes them, whether SQL is linted) for a set of enabled codes:
+    the same for most files. No rule module is imported here: only those a file's text triggers are."""
+    rules = registry.infos()
     python_rules = tuple(r for r in rules if r.kind == "python" and r.code in codes)
     return python_rules, PARSE_ERROR in codes or any(r.kind == "sql" and r.code in codes for r in rules)
 
@@ -165,21 +173,23 @@ def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     # A rule runs only where one of its trigger words occurs; a file no rule and no SQL wants is not parsed.
     python_rules, sql_wanted = _selection(codes)
     in_tests = is_test_path(unit.document.path)
-    rules = [r for r in python_rules if (r.triggers is None or any(w in text for w in r.triggers))
+    rules = [r.load() for r in python_rules if (r.triggers is None or any(w in text for w in r.triggers))
              and not (in_tests and r.skip_in_tests)]
     embedded_wanted = sql_wanted and _EMBEDDED_HINT.search(text) is not None
     from linter.configcheck import python_wants_config
 
     if in_tests:  # a configuration rule may be off in test modules too (a test session's settings on purpose)
-        codes = codes - {r.code for r in registry.all_rules() if r.kind == "config" and r.skip_in_tests}
+        codes = codes - {r.code for r in registry.infos() if r.kind == "config" and r.skip_in_tests}
     config_wanted = python_wants_config(text, codes)
     if not rules and not embedded_wanted and not config_wanted:
         return []
     import libcst as cst
     from linter.project import NO_FACTS, project_facts
     from linter.semantic import Semantic
+    from linter.budget import guard
     from linter.sources.python import node_spans, parse, walk
 
+    guard(unit.text, settings)  # a chain libcst would take minutes on: one SPK001, skipped (linter/budget.py)
     module = parse(unit.text)
     facts = project_facts(unit.document.path, unit.document.text) if unit.document.kind != "ipynb" else NO_FACTS
     semantic = Semantic(frozenset(settings["dataframe-functions"]) | facts.dataframe_functions, text,
@@ -396,8 +406,7 @@ def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False, em
     statements, errors = parse_statements(text, settings.dialect_for(unit.document.path))
     out = [] if fields else [Diagnostic(PARSE_ERROR, e.message, e.start, e.end) for e in errors]
     in_tests = is_test_path(unit.document.path)
-    rules = [r for r in registry.all_rules()
-             if r.kind == "sql" and r.code in codes and not (in_tests and r.skip_in_tests)]
+    rules = [r for r in registry.load_rules("sql", codes) if not (in_tests and r.skip_in_tests)]
     if not rules or not statements:
         return out
     ctx = SqlContext(unit, settings)
@@ -568,7 +577,7 @@ def _unused_diagnostic(unit: Unit, d, bad: list[str], why: str) -> Diagnostic:
 
 def place(unit: Unit, d: Diagnostic, settings, suppressions=None) -> Finding:
     """A diagnostic in the user's coordinates, with its line for code frames."""
-    rule = registry.by_code()[d.code]
+    rule = registry.info(d.code)
     start = unit.position(d.start)
     end = unit.position(max(d.end, d.start))
     line, _ = unit.line_col(d.start)
@@ -615,7 +624,7 @@ def _edit_dict(unit: Unit, e: Edit) -> dict:
 
 def error_finding(path: str, message: str, loc: Optional[Location] = None) -> Finding:
     loc = loc or Location(1, 1)
-    rule = registry.by_code()[PARSE_ERROR]
+    rule = registry.info(PARSE_ERROR)
     return Finding(PARSE_ERROR, rule.name, message, rule.severity, path, loc, loc)
 
 

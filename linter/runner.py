@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import gc
 import os
-import traceback
-from concurrent.futures import ProcessPoolExecutor
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Optional
 
+from linter.budget import OverBudget, deadline, over_budget, stopped
 from linter.cache import Cache
 from linter.diagnostics import Finding
 from linter.engine import check_source, error_finding, read_file
@@ -36,7 +35,6 @@ def default_jobs() -> int:
 
 
 _WORKER_SETTINGS: list = []
-_WORKER_CACHE: Optional[Cache] = None  # entries are written where the file was checked
 
 
 # A check allocates millions of small objects (libcst builds about 2 nodes per
@@ -54,33 +52,72 @@ def _tune_gc() -> None:
 
 
 @contextmanager
-def _gc_tuned():
-    """The tuned collector for a check run in this process, restored afterwards (the API may be embedded)."""
+def _gc_tuned(until_first_file: bool = False):
+    """The tuned collector for a check run in this process, restored afterwards (the API may be embedded);
+    ``until_first_file``: off until ``_check_one`` has checked one file (below)."""
+    global _GC_PENDING
     before = gc.get_threshold()
+    collecting = gc.isenabled()
     _tune_gc()
+    if until_first_file:
+        _collector_off_until_first_file()
     try:
         yield
     finally:
+        _GC_PENDING = False
         gc.set_threshold(*before)
         gc.unfreeze()
+        if collecting:
+            gc.enable()
+        else:
+            gc.disable()
 
 
-def _init_worker(settings_list, cache_dir: Optional[str] = None, tune_gc: bool = False) -> None:
-    global _WORKER_SETTINGS, _WORKER_CACHE
+# The first file a process checks imports what checking needs (libcst alone creates some 200,000 objects,
+# nearly all alive until the process ends): the collector's passes over them then find nothing to free and
+# cost a third of the import of libcst. So it is off until that first file is checked; then what is alive is
+# frozen (out of every later pass) and the collector runs tuned, as below, for the rest of the run.
+_GC_PENDING = False
+
+
+def _collector_off_until_first_file() -> None:
+    global _GC_PENDING
+    gc.disable()
+    _GC_PENDING = True
+
+
+def _collector_on() -> None:
+    global _GC_PENDING
+    _GC_PENDING = False
+    _tune_gc()
+    gc.enable()
+
+
+def _init_worker(settings_list, tune_gc: bool = False) -> None:
+    global _WORKER_SETTINGS
     _WORKER_SETTINGS = settings_list
-    _WORKER_CACHE = Cache(cache_dir) if cache_dir else None
     if tune_gc:
-        _tune_gc()
+        _collector_off_until_first_file()
 
 
 def _check_one(task):
-    index, path, data, key = task
+    index, path, data, _key = task
+    settings = _WORKER_SETTINGS[index]
     try:
-        findings = check_source(path, data, _WORKER_SETTINGS[index])
-        if key is not None and _WORKER_CACHE is not None:
-            _WORKER_CACHE.put(key, findings)
+        with deadline(settings["time-budget"]):  # the file's time budget (linter/budget.py)
+            findings = check_source(path, data, settings)
+        if _GC_PENDING:
+            _collector_on()
         return path, findings, None
+    except OverBudget:
+        if _GC_PENDING:
+            _collector_on()
+        return path, over_budget(path, settings), None
     except Exception as exc:  # noqa: BLE001 - one broken rule must not lose the other files
+        if _GC_PENDING:
+            _collector_on()
+        import traceback
+
         tb = traceback.extract_tb(exc.__traceback__)[-1]
         where = f"{os.path.basename(tb.filename)}:{tb.lineno}"
         return path, [], f"{type(exc).__name__}: {exc} (at {where})"
@@ -114,11 +151,11 @@ def _batches(tasks: list, total: int, jobs: int) -> list[list]:
     return out
 
 
-def check_files(paths: list[str], resolver, use_cache: bool, jobs: int, cache_dir: Optional[str]) -> RunResult:
+def check_files(paths: list[str], resolver, use_cache: bool, jobs: int, cache_dir: str | None) -> RunResult:
     result = RunResult(files=len(paths))
-    from linter import project
-
-    project.clear_caches()  # what the project's modules hold is read once per run (a process may run several)
+    project = sys.modules.get("linter.project")  # imported by the first file that needs it, not before
+    if project is not None:
+        project.clear_caches()  # what the project's modules hold is read once per run (a process may run several)
     cache = Cache(cache_dir) if use_cache and cache_dir else None
     settings_list: list = []
     settings_index: dict[int, int] = {}
@@ -146,25 +183,33 @@ def check_files(paths: list[str], resolver, use_cache: bool, jobs: int, cache_di
         misses.append((index, path, data, key))
 
     total = sum(len(m[2]) for m in misses)
-    cache_dir = cache.root if cache is not None else None
+    # The cache's entries are added here, from what the checks return, and written in one pack at the end.
+    keys = {m[1]: m[3] for m in misses} if cache is not None else {}
     if jobs > 1 and len(misses) >= PARALLEL_MIN_FILES and total >= PARALLEL_MIN_BYTES:
-        # Each worker writes the cache entries of the files it checked: file creation (about 1 ms a
-        # file on these machines) is shared by the workers instead of following the run in this process.
+        from concurrent.futures import ProcessPoolExecutor  # 30 ms of imports that a one-file run does without
+
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                                 initargs=(settings_list, cache_dir, True)) as pool:
+                                 initargs=(settings_list, True)) as pool:
             for batch in pool.map(_check_batch, _batches(misses, total, jobs)):
                 for path, dicts, error in batch:
+                    if cache is not None and error is None and not stopped(dicts):
+                        cache.put_dicts(keys[path], dicts)
                     _take(result, path, [Finding.from_dict(d) for d in dicts], error)
     else:
-        _init_worker(settings_list, cache_dir)
-        with _gc_tuned():
+        _init_worker(settings_list)
+        with _gc_tuned(until_first_file=True):
             for task in misses:
-                _take(result, *_check_one(task))
+                path, findings, error = _check_one(task)
+                if cache is not None and error is None and not stopped(findings):
+                    cache.put(task[3], findings)
+                _take(result, path, findings, error)
+    if cache is not None:
+        cache.save(len(paths))
     result.findings.sort(key=Finding.sort_key)
     return result
 
 
-def _take(result: RunResult, path: str, findings: list, error: Optional[str]) -> None:
+def _take(result: RunResult, path: str, findings: list, error: str | None) -> None:
     if error is not None:
         result.internal_errors.append(f"{path}: {error}")
     else:

@@ -428,6 +428,21 @@ async def test_an_unparseable_file_gets_spk001_and_the_server_goes_on(client, tm
 
 
 @pytest.mark.asyncio
+async def test_a_chain_libcst_would_stall_on_is_skipped_with_one_finding(client, tmp_path, run):
+    # 3,000 `&` operands: about a minute in libcst's parser; linter/budget.py routes the file around it
+    terms = " & ".join(f'(F.col("c") > {i})' for i in range(3000))
+    stalling = write(tmp_path / "generated.py", f"from pyspark.sql import functions as F\n\ncond = {terms}\n"
+                                                "rows = spark.table('t').filter(cond).collect()\n")
+    await start(client, PUSH, tmp_path)
+    uri, _ = open_doc(client, stalling)
+    diagnostics = await published(client, uri, version=1)  # not libcst's: its findings would be SPK101
+    assert [d.code for d in diagnostics] == ["SPK001"] and "skipped:" in diagnostics[0].message
+    assert shown(diagnostics) == expected(run, stalling)
+    good, _ = open_doc(client, copy_job(tmp_path))
+    assert "SPK101" in {d.code for d in await published(client, good, version=1)}
+
+
+@pytest.mark.asyncio
 async def test_cancelled_and_outdated_requests(client, tmp_path):
     path = str(tmp_path / "big_job.py")
     body = read(JOB).split("\n", 4)[4]

@@ -16,6 +16,13 @@ class ParseError(ToolRule):
     parsed at all, so a syntax error in a file unrelated to Spark is left to the
     project's general linter.
 
+    A file that would take libcst minutes (a generated condition of a
+    thousand `&`-joined terms, a chain of hundreds of calls: over 200 operands
+    or 100 chained calls, measured first with CPython's linear parser) is
+    skipped with this finding at the chain, as is one whose check outlives the
+    `time-budget` (seconds, default 120; `--time-budget 0` turns both off). The
+    run, the pre-commit hook and the language server go on with the next file.
+
     ## Why is this bad?
     A file sparkcheck cannot read is a file it cannot check: every other rule is
     silent on it, so the problem is reported instead of skipped.

@@ -211,7 +211,7 @@ def load_document(path: str, data: bytes, language: Optional[str] = None) -> Doc
     without a suffix, its `#!` line) decides, and what is still unknown is read as Python, as callers
     that name no language (the API, tests) always had it. The command line skips unknown files before.
     """
-    from linter.sources.python import decode
+    from linter.sources.decoding import decode  # not linter.sources.python: that imports libcst
 
     if language is None:
         language = language_of(path, head=data[:200].decode("utf-8", "replace") if "." not in
