@@ -136,6 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("directory", nargs="?", default=".")
 
     sub.add_parser("server", help="run the language server (LSP) on stdin/stdout; needs sparkcheck[server]")
+
+    from linter.fleet.command import add_options  # the fleet's flags live with it (linter/fleet/command.py)
+
+    add_options(sub.add_parser("fleet", help="every application of a cluster (event logs, a History Server, "
+                                             "an object store), ranked by wasted core time"), _extend)
     return parser
 
 
@@ -159,8 +164,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()
-        if argv and argv[0] not in ("check", "plan", "diagnose", "capture", "rule", "rules", "init", "server") \
-                and not argv[0].startswith("-"):
+        if argv and argv[0] not in ("check", "plan", "diagnose", "capture", "rule", "rules", "init", "server",
+                                   "fleet") and not argv[0].startswith("-"):
             # Like ruff, the default command is check: `sparkcheck src/`.
             argv = ["check", *argv]
         args = parser.parse_args(argv)
@@ -180,6 +185,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             return run_rule(args)
         if args.command == "rules":
             return run_rules(args)
+        if args.command == "fleet":
+            from linter.fleet.command import run_fleet
+
+            return run_fleet(args)
         if args.command == "server":
             from linter.server import main as run_server  # imports pygls: only here
 

@@ -72,3 +72,63 @@ def spark():
     )
     yield session
     session.stop()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class HistoryServer:
+    """The real Spark History Server shipped in the pyspark package, on 127.0.0.1, over a directory of logs.
+
+    `with HistoryServer(logs, tmp_path, apps=1) as url:` waits until the server lists `apps` applications
+    (at most two minutes) and stops it (its whole process group) on leaving.
+    """
+
+    def __init__(self, logs, workdir, apps: int = 1):
+        self.logs, self.workdir, self.apps = logs, workdir, apps
+        self.url = ""
+        self.process = None
+
+    def __enter__(self) -> str:
+        import json
+        import time
+        import urllib.request
+
+        import pyspark
+
+        home = os.path.dirname(pyspark.__file__)
+        port = free_port()
+        conf = os.path.join(str(self.workdir), "history.conf")
+        with open(conf, "w") as f:
+            f.write(f"spark.history.fs.logDirectory file:{self.logs}\nspark.history.ui.port {port}\n"
+                    "spark.history.fs.update.interval 1s\n")
+        env = {**os.environ, "SPARK_HOME": home, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1"}
+        self.process = subprocess.Popen(
+            [os.path.join(home, "bin", "spark-class"), "org.apache.spark.deploy.history.HistoryServer",
+             "--properties-file", conf], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 120
+        try:
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{self.url}/api/v1/applications", timeout=5) as response:
+                        if len(json.loads(response.read())) >= self.apps:
+                            break
+                except OSError:
+                    pass
+                assert time.time() < deadline, "the History Server did not list the applications"
+                time.sleep(1)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self.url
+
+    def __exit__(self, *exc) -> None:
+        os.killpg(self.process.pid, 15)
+        self.process.wait(timeout=30)

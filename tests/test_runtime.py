@@ -17,11 +17,10 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 
 import pytest
 
-from conftest import ROOT, run_process
+from conftest import ROOT, HistoryServer, run_process
 
 pytestmark = pytest.mark.spark
 
@@ -145,30 +144,8 @@ def _operators(root) -> list:
 
 def test_history_server_rest_api(no_broadcast, tmp_path):
     """The real History Server shipped in pyspark, on 127.0.0.1, over the run's event log."""
-    import pyspark
-
     _, _, logs = no_broadcast
-    home = os.path.dirname(pyspark.__file__)
-    port = _free_port()
-    conf = tmp_path / "history.conf"
-    conf.write_text(f"spark.history.fs.logDirectory file:{logs}\nspark.history.ui.port {port}\n"
-                    "spark.history.fs.update.interval 1s\n")
-    env = {**os.environ, "SPARK_HOME": home, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1"}
-    server = subprocess.Popen([os.path.join(home, "bin", "spark-class"), "org.apache.spark.deploy.history.HistoryServer",
-                               "--properties-file", str(conf)], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/v1/applications", timeout=5) as response:
-                    if json.loads(response.read()):
-                        break
-            except OSError:
-                pass
-            assert time.time() < deadline, "the History Server did not list the application"
-            time.sleep(1)
+    with HistoryServer(logs, tmp_path) as url:
         r = run_process("plan", url, "--output-format", "json", cwd=ROOT)
         assert r.code == 1, r.err
         found = json.loads(r.out)
@@ -199,9 +176,6 @@ def test_history_server_rest_api(no_broadcast, tmp_path):
         assert {f["code"] for f in report["findings"]} >= {"SPK604"}
         missing = run_process("plan", f"{url}/history/no-such-app")
         assert missing.code == 2 and missing.err.count("\n") == 1 and "404" in missing.err
-    finally:
-        os.killpg(server.pid, 15)
-        server.wait(timeout=30)
     gone = run_process("plan", url)
     assert gone.code == 2 and "cannot reach the Spark History Server" in gone.err
 

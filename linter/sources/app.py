@@ -91,6 +91,7 @@ class Failure:
     kind: str  # Spark's reason: ExceptionFailure, ExecutorLostFailure, FetchFailed, TaskKilled ...
     message: str  # the first one's description
     count: int = 0
+    time_ms: float = 0.0  # the failed attempts' durations (launch to finish): core time spent for nothing
     stages: set = field(default_factory=set)
     executors: set = field(default_factory=set)
     line: int = 0
@@ -216,6 +217,7 @@ def _task_end(app: Application, event: dict, number: int) -> None:
         if failure is None:
             failure = app.failures[signature] = Failure(signature, str(reason.get("Reason")), message, line=number)
         failure.count += 1
+        failure.time_ms += float(finish - launch) if finish > launch > 0 else 0.0
         failure.stages.add(stage.id)
         failure.executors.add(executor)
         return
