@@ -167,6 +167,36 @@ _EMBEDDED_HINT = re.compile(r"\.sql\(|expr\(|selectExpr|\.filter\(|\.where\(")
 
 
 def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
+    out = _run_python(unit, settings, codes)
+    from linter.sources.clusters import wanted
+
+    if wanted(unit.text):  # a cluster defined in Python literals: an Airflow DAG, a CDK app (linter/sources/pydicts.py)
+        out += _python_clusters(unit, settings, codes)
+    return out
+
+
+def _python_clusters(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
+    from linter import configcheck
+
+    if is_test_path(unit.document.path):
+        codes = codes - {r.code for r in registry.infos() if r.kind == "config" and r.skip_in_tests}
+    if not configcheck.config_rules(codes):
+        return []
+    from linter.sources.clusters import cluster_sets
+    from linter.sources.pydicts import cluster_trees
+    from linter.sources.sparkconf import mentions_object_store
+
+    out: list[Diagnostic] = []
+
+    def sink(rule, setting, message, help):
+        out.append(Diagnostic(rule.code, message, setting.start, setting.end, None, help))
+
+    for conf in cluster_sets(cluster_trees(unit.text), unit.text, mentions_object_store(unit.text)):
+        configcheck.run_rules(conf, settings, codes, sink)
+    return out
+
+
+def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     text = unit.text
     if not _mentions_spark(text, settings):
         return []

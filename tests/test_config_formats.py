@@ -96,12 +96,16 @@ def emr_cli(pairs):
     return "create_cluster.sh", doc.write("'\n")
 
 
+def _classified(pairs):
+    """EMR's classifications of the settings: Spark's in spark-defaults, YARN's in capacity-scheduler."""
+    return (("spark-defaults", [(k, v) for k, v in pairs if not k.startswith("yarn.")]),
+            ("capacity-scheduler", [(k, v) for k, v in pairs if k.startswith("yarn.")]))
+
+
 def cloudformation(pairs):
     doc = Doc().write("Resources:\n  Cluster:\n    Type: AWS::EMR::Cluster\n    Properties:\n"
                       "      ReleaseLabel: emr-7.2.0\n      Configurations:\n")
-    for classification, keep in (("spark-defaults", lambda k: not k.startswith("yarn.")),
-                                 ("capacity-scheduler", lambda k: k.startswith("yarn."))):
-        items = [(k, v) for k, v in pairs if keep(k)]
+    for classification, items in _classified(pairs):
         if items:
             doc.write(f"        - Classification: {classification}\n          ConfigurationProperties:\n")
             for key, value in items:
@@ -169,9 +173,38 @@ def spark_application(pairs):
     return "app.yaml", doc
 
 
+def airflow_emr(pairs):
+    """An Airflow DAG creating an EMR cluster: the `JobFlowOverrides` dict of EmrCreateJobFlowOperator."""
+    doc = Doc().write("from airflow import DAG\nfrom airflow.providers.amazon.aws.operators.emr import "
+                      "EmrCreateJobFlowOperator\n\nJOB_FLOW_OVERRIDES = {\n    \"Name\": \"nightly\",\n"
+                      "    \"ReleaseLabel\": \"emr-7.2.0\",\n    \"Configurations\": [\n")
+    for classification, items in _classified(pairs):
+        if items:
+            doc.write(f'        {{"Classification": "{classification}", "Properties": {{\n')
+            for key, value in items:
+                doc.write(f'            "{key}": "').value(key, value).write('",\n')
+            doc.write("        }},\n")
+    return "nightly_dag.py", doc.write("    ],\n}\n\nwith DAG(\"nightly\") as dag:\n"
+                                       "    EmrCreateJobFlowOperator(task_id=\"create\", "
+                                       "job_flow_overrides=JOB_FLOW_OVERRIDES)\n")
+
+
+def airflow_databricks(pairs):
+    """An Airflow task running a Databricks job on a new cluster: `new_cluster={... "spark_conf": {...}}`."""
+    doc = Doc().write("from airflow.providers.databricks.operators.databricks import DatabricksSubmitRunOperator\n\n"
+                      "run = DatabricksSubmitRunOperator(\n    task_id=\"run\",\n    new_cluster={\n"
+                      "        \"spark_version\": \"15.4.x-scala2.12\",\n        \"num_workers\": 4,\n"
+                      "        \"spark_conf\": {\n")
+    for key, value in pairs:
+        doc.write(f'            "{key}": "').value(key, value).write('",\n')
+    return "run_dag.py", doc.write("        },\n    },\n    spark_python_task={\"python_file\": "
+                                   "\"dbfs:/jobs/nightly.py\"},\n)\n")
+
+
 FORMATS = {f.__name__: f for f in (emr_json, emr_cli, cloudformation, serverless, databricks_json, bundle,
-                                   databricks_tf, dataproc_tf, yandex_tf, spark_application)}
-YARN_FORMATS = {"emr_json", "emr_cli", "cloudformation", "dataproc_tf", "yandex_tf"}
+                                   databricks_tf, dataproc_tf, yandex_tf, spark_application, airflow_emr,
+                                   airflow_databricks)}
+YARN_FORMATS = {"emr_json", "emr_cli", "cloudformation", "dataproc_tf", "yandex_tf", "airflow_emr"}
 # Where a rule does not fire by design, and why (its manual says so).
 NOT_CARRIED = {
     "SPK810": "Kryo registration matters where the same source uses RDDs: job code only",
@@ -182,7 +215,7 @@ NOT_IN_FORMAT = {
     # SPK805 needs an object-store path in the definition: the job's arguments or entry point.
     "SPK805": set(FORMATS) - {"serverless", "spark_application"},
     # SPK814: not on Kubernetes or Databricks, nor where the definition names an object store.
-    "SPK814": {"spark_application", "serverless", "databricks_json", "bundle", "databricks_tf"},
+    "SPK814": {"spark_application", "serverless", "databricks_json", "bundle", "databricks_tf", "airflow_databricks"},
     # SPK821: the managed platforms run their own shuffle service.
     "SPK821": set(FORMATS) - {"spark_application"},
 }
