@@ -142,6 +142,7 @@ RULES = (
     ('SPK821', 'dynamic-allocation-without-shuffle-service', 'config', 'warning', False, False, None, None, False, 'checks.config.dynamic_allocation_without_shuffle_service', 'DynamicAllocationWithoutShuffleService'),
     ('SPK822', 'merge-schema-by-default', 'config', 'warning', False, False, None, None, True, 'checks.config.merge_schema_by_default', 'MergeSchemaByDefault'),
     ('SPK823', 'shuffle-partitions-below-data-size', 'config', 'warning', False, False, None, None, False, 'checks.config.shuffle_partitions_below_data_size', 'ShufflePartitionsBelowDataSize'),
+    ('SPK824', 'java-serializer-for-rdd-jobs', 'config', 'warning', False, False, None, None, False, 'checks.config.java_serializer_for_rdd_jobs', 'JavaSerializerForRddJobs'),
 )
 
 MODULES = {
@@ -158,6 +159,7 @@ MODULES = {
     'config/event_log_not_durable.py': 2949,
     'config/executor_sizing.py': 3276,
     'config/heartbeat_timeout.py': 5055,
+    'config/java_serializer_for_rdd_jobs.py': 3808,
     'config/kryo_unregistered.py': 3025,
     'config/lax_skew_join_detection.py': 4804,
     'config/legacy_memory_setting.py': 2175,
@@ -277,7 +279,7 @@ MODULES = {
     'python/withcolumn_in_loop.py': 12088,
     'python/write_without_mode.py': 5738,
     'run/__init__.py': 90,
-    'run/_log.py': 5395,
+    'run/_log.py': 5557,
     'run/disk_spill.py': 2926,
     'run/failed_tasks.py': 4048,
     'run/gc_pressure.py': 3822,

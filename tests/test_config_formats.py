@@ -210,6 +210,7 @@ NOT_CARRIED = {
     "SPK810": "Kryo registration matters where the same source uses RDDs: job code only",
     "SPK813": "a hard-coded shuffle partition count is reported in job code only",
     "SPK823": "only a run's event log knows how much data its shuffles read",
+    "SPK824": "only a run's event log tells a JVM application's RDD work from a PySpark one's",
 }
 NOT_IN_FORMAT = {
     # SPK805 needs an object-store path in the definition: the job's arguments or entry point.

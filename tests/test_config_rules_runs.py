@@ -1,4 +1,4 @@
-"""Configuration rules that need a run's figures (SPK823): read from the shared, real event logs."""
+"""Configuration rules that need a run's figures (SPK823, SPK824): read from the shared, real event logs."""
 import json
 import os
 
@@ -72,3 +72,21 @@ def test_with_aqe_the_initial_partition_number_is_the_count(run, tmp_path):
                                             "spark.sql.adaptive.coalescePartitions.initialPartitionNum": "100"})
     found = _findings(run, log, tmp_path / "c", mib=32)
     assert len(found) == 1 and "initialPartitionNum=100" in found[0]["message"]
+
+
+def _codes(run, path, tmp_path, code):
+    r = run("diagnose", path, "--select", code, "--output-format", "json", cwd=tmp_path)
+    assert r.code in (0, 1), r.err
+    return [f for f in json.loads(r.out)["findings"] if f["code"] == code]
+
+
+def test_a_scala_shell_run_of_rdd_jobs_on_java_serialization_is_reported(run, tmp_path):
+    """dataset_eventlog: the Scala shell (org.apache.spark.repl.Main), 88% of task time in RDD jobs."""
+    found = _codes(run, os.path.join(LOGS, "dataset_eventlog"), tmp_path, "SPK824")
+    assert len(found) == 1 and "88% of its task time in RDD jobs" in found[0]["message"]
+
+
+@pytest.mark.parametrize("name", ["python_udf_eventlog", "eventlog_v2_local-1623876083964"])
+def test_pyspark_or_sql_runs_are_not_reported_for_the_serializer(run, tmp_path, name):
+    # a PySpark job (pyspark-shell: Python pickles its records), a Scala shell that ran only SQL
+    assert _codes(run, os.path.join(LOGS, name), tmp_path, "SPK824") == []

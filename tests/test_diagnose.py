@@ -30,7 +30,7 @@ max-mib = 3.0
 SHARED = {
     "eventlog_3nodes_12cores_exec_removed": {("SPK704", "worker lost"), ("SPK609", "count at QualificationInfoUtils")},
     "python_udf_eventlog": {("SPK601", "BatchEvalPython")},
-    "dataset_eventlog": {("SPK603", "typed Dataset filter")},
+    "dataset_eventlog": {("SPK603", "typed Dataset filter"), ("SPK824", "88% of its task time in RDD jobs")},
     "aqeshuffle_eventlog.zstd": {("SPK703", "stage 4.0"), ("SPK702", "executor driver")},
     "eventlog-2021-06-15--15-00.gz": {("SPK609", "count at <console>:28"), ("SPK702", "stage 2.0")},
     "eventlog_v2_local-1623876083964": {("SPK609", "count at <console>:28")},

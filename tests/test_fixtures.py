@@ -96,8 +96,9 @@ def test_corpus_covers_every_rule_and_kind():
     # is not exempt until it is added here with where its realistic input is.
     covered_elsewhere |= {"SPK701", "SPK702", "SPK703", "SPK704", "SPK705", "SPK706", "SPK707", "SPK708",
                           "SPK709", "SPK710"}
-    # SPK823 judges a run's shuffle sizes: tests/test_config_rules_runs.py reads it from a shared, real log.
-    covered_elsewhere |= {"SPK823"}
+    # SPK823 and SPK824 judge a run's shuffle sizes and RDD work: tests/test_config_rules_runs.py reads them
+    # from shared, real logs.
+    covered_elsewhere |= {"SPK823", "SPK824"}
     assert {r.code for r in all_rules()} - covered_elsewhere <= codes
     assert kinds == {".py", ".ipynb", ".sql", ".txt", ".conf", ".sh", ".yaml", ".yml", ".xml", ".properties", ".json",
                      ".tf"}

@@ -23,16 +23,17 @@ def log(*args, **kwargs):
 
 
 def _render(stages, executors=(("1", 4),), properties=None, removed=(), duration_ms=None, scans=(),
-            sql=False) -> str:
+            sql=False, java_command=None) -> str:
     """JSON lines of an application.
 
     stages: [(name, [task, ...])]; executors: [(id, cores)]; removed: [(id, reason)];
     scans: [(files, bytes)] file scans of one SQL execution, with their metrics; sql: the stages run as one
-    job of SQL execution 0 (a DataFrame query), not as RDD jobs.
+    job of SQL execution 0 (a DataFrame query), not as RDD jobs; java_command: the driver's `sun.java.command`.
     """
     events = [{"Event": "SparkListenerLogStart", "Spark Version": "3.5.1"},
               {"Event": "SparkListenerEnvironmentUpdate",
-               "Spark Properties": {"spark.app.name": "example", **(properties or {})}},
+               "Spark Properties": {"spark.app.name": "example", **(properties or {})},
+               "System Properties": {"sun.java.command": java_command} if java_command else {}},
               {"Event": "SparkListenerApplicationStart", "App Name": "example", "App ID": "app-1",
                "Timestamp": START}]
     for ex, cores in executors:

@@ -68,13 +68,25 @@ def _check_environment(app: Application, ctx: RunContext, settings, codes) -> No
                  for plan in app.plans for node in plan.root.walk())
     rdd_jobs = any(stage.sql_execution is None and stage.tasks for stage in app.stages.values())
     shuffles = [sum(stage.figures["shuffle_read"]) for stage in app.stages.values() if stage.sql_execution is not None]
-    conf = from_properties(app.properties, app.properties_line, writes, rdd_jobs, int(max(shuffles, default=0)))
+    task_time = sum(sum(stage.figures["run_time"]) for stage in app.stages.values())
+    rdd_time = sum(sum(stage.figures["run_time"]) for stage in app.stages.values() if stage.sql_execution is None)
+    conf = from_properties(app.properties, app.properties_line, writes, rdd_jobs, int(max(shuffles, default=0)),
+                           rdd_time / task_time if task_time else 0.0, _jvm_application(app))
 
     def sink(rule, setting, message, help):
         ctx.report_at(rule, setting.line, f"{message} (Spark Properties of the run)", help,
                       label=f"{setting.key}={setting.value}")
 
     configcheck.run_rules(conf, settings, codes, sink)
+
+
+def _jvm_application(app: Application) -> bool:
+    """A JVM application: its driver ran a class (`--class com.example.Main app.jar`, the Scala shell), not a
+    Python file or the PySpark shell (`pyspark-shell`, `job.py`), whose RDD records Python pickles itself."""
+    command = app.java_command
+    if not command or "pyspark-shell" in command or (app.properties.get("spark.submit.pyFiles") or "").strip():
+        return False
+    return "--class " in command and not any(word.endswith(".py") for word in command.split())
 
 
 def check_log(path: str, settings, source_only: bool = False,

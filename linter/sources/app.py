@@ -107,6 +107,7 @@ class Application:
     end: Optional[int] = None
     properties: dict = field(default_factory=dict)
     properties_line: int = 0
+    java_command: str = ""  # the driver's `sun.java.command`: says whether the application is Python's
     stages: dict = field(default_factory=dict)  # (id, attempt) -> Stage
     executors: dict = field(default_factory=dict)  # id -> Executor
     failures: dict = field(default_factory=dict)  # signature -> Failure
@@ -171,6 +172,9 @@ def read_application(path: str) -> Application:
             props = event.get("Spark Properties") or {}
             app.properties = dict(props) if isinstance(props, dict) else {k: v for k, v in props}
             app.properties_line = number
+            system = event.get("System Properties") or {}
+            system = dict(system) if isinstance(system, dict) else {k: v for k, v in system}
+            app.java_command = str(system.get("sun.java.command", ""))
         elif kind == "SparkListenerApplicationStart":
             app.id, app.name = str(event.get("App ID", "")), str(event.get("App Name", ""))
             app.start = event.get("Timestamp")

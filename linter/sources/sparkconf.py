@@ -81,6 +81,10 @@ class ConfigSet:
     # settings were read (the Spark Properties' line), for a finding about a setting left at its default
     largest_sql_shuffle: int = 0
     line: int = 0
+    # a run's (event logs only): the share of task time in RDD jobs (stages of no SQL execution), and whether
+    # the application is a JVM one (its driver ran a class of a jar, not a Python file or the PySpark shell)
+    rdd_share: float = 0.0
+    jvm_application: bool = False
 
     def add(self, setting: Setting) -> None:
         self.settings.append(setting)
@@ -574,9 +578,10 @@ def submit_words(words: list, conf: ConfigSet) -> None:
 
 
 def from_properties(properties: dict, line: int, object_store_writes: bool, uses_rdd: bool,
-                    largest_sql_shuffle: int = 0) -> ConfigSet:
+                    largest_sql_shuffle: int = 0, rdd_share: float = 0.0, jvm_application: bool = False) -> ConfigSet:
     conf = ConfigSet("eventlog", object_store_writes=object_store_writes, uses_rdd=uses_rdd,
-                     largest_sql_shuffle=largest_sql_shuffle, line=line)
+                     largest_sql_shuffle=largest_sql_shuffle, line=line, rdd_share=rdd_share,
+                     jvm_application=jvm_application)
     for key, value in properties.items():
         conf.add(Setting(str(key), str(value), line=line))
     return conf
