@@ -148,20 +148,22 @@ def _prefixed(key: str) -> str:
             "yarn:" if key.startswith("yarn.") else "spark:") + key
 
 
-def dataproc_tf(pairs):
-    doc = Doc().write('resource "google_dataproc_cluster" "etl" {\n  name = "etl"\n  cluster_config {\n'
-                      '    software_config {\n      override_properties = {\n')
+def _prefixed_tf(resource: str, block: str, name: str, pairs):
+    """A Terraform cluster whose `cluster_config { <block> }` holds Dataproc-style `prefix:key` properties."""
+    doc = Doc().write(f'resource "{resource}" "etl" {{\n  name = "etl"\n  cluster_config {{\n    {block}')
     for key, value in pairs:
         doc.write(f'        "{_prefixed(key)}" = "').value(key, value).write('"\n')
-    return "dataproc.tf", doc.write("      }\n    }\n  }\n}\n")
+    return name, doc.write("      }\n    }\n  }\n}\n")
+
+
+def dataproc_tf(pairs):
+    return _prefixed_tf("google_dataproc_cluster", "software_config {\n      override_properties = {\n",
+                        "dataproc.tf", pairs)
 
 
 def yandex_tf(pairs):
-    doc = Doc().write('resource "yandex_dataproc_cluster" "etl" {\n  name = "etl"\n  cluster_config {\n'
-                      '    hadoop {\n      services = ["HDFS", "YARN", "SPARK"]\n      properties = {\n')
-    for key, value in pairs:
-        doc.write(f'        "{_prefixed(key)}" = "').value(key, value).write('"\n')
-    return "yandex.tf", doc.write("      }\n    }\n  }\n}\n")
+    return _prefixed_tf("yandex_dataproc_cluster", 'hadoop {\n      services = ["HDFS", "YARN", "SPARK"]\n'
+                        "      properties = {\n", "yandex.tf", pairs)
 
 
 def spark_application(pairs):

@@ -298,6 +298,19 @@ _CLUSTER_COMMAND = re.compile(r"\b(?:gcloud(?:[ \t]+(?:alpha|beta))?[ \t]+datapr
 _PROPERTY_FLAGS = ("--properties", "--property")
 
 
+def _flag_arguments(words: list, flags, dashed_values: bool):
+    """``(index, flag, value, offsets)`` of each of ``flags`` in a command's words, written ``--flag=value`` or
+    ``--flag value`` (a next word starting with ``--`` is taken for the value only when ``dashed_values``)."""
+    for i, (word, offsets) in enumerate(words):
+        flag, eq, inline = word.partition("=")
+        if flag not in flags:
+            continue
+        if eq:
+            yield i, flag, inline, offsets[len(flag) + 1:]
+        elif i + 1 < len(words) and (dashed_values or not words[i + 1][0].startswith("--")):
+            yield i, flag, *words[i + 1]
+
+
 def _cluster_commands(text: str, store: bool) -> list:
     if "dataproc" not in text:
         return []
@@ -315,16 +328,7 @@ def _cluster_commands(text: str, store: bool) -> list:
         conf.master = "yarn"  # both run Spark on YARN (see _properties_file)
         conf.span = (m.start(), end)
         words = _shell_words(text, m.end(), end)
-        for i, (word, offsets) in enumerate(words):
-            flag, eq, inline = word.partition("=")
-            if flag not in _PROPERTY_FLAGS:
-                continue
-            if eq:
-                value, where = inline, offsets[len(flag) + 1:]
-            elif i + 1 < len(words) and not words[i + 1][0].startswith("--"):
-                value, where = words[i + 1]
-            else:
-                continue
+        for _, flag, value, where in _flag_arguments(words, _PROPERTY_FLAGS, dashed_values=False):
             _property_list(value, where, conf, gcloud=flag == "--properties")
         if conf.get("spark.master") is not None:
             conf.master = conf.get("spark.master").value
@@ -352,16 +356,7 @@ def _aws_commands(text: str, store: bool) -> list:
         end = _quoted_command_end(text, m.end())
         words = _shell_words(text, m.end(), end)
         documents = []
-        for i, (word, offsets) in enumerate(words):
-            flag, eq, inline = word.partition("=")
-            if flag not in _AWS_JSON_FLAGS:
-                continue
-            if eq:
-                value, where = inline, offsets[len(flag) + 1:]
-            elif i + 1 < len(words):
-                value, where = words[i + 1]
-            else:
-                continue
+        for i, flag, value, where in _flag_arguments(words, _AWS_JSON_FLAGS, dashed_values=True):
             if flag == "--configurations" and "Properties={" in value:
                 document = _shorthand_configurations(value, where)
                 if document is not None:
