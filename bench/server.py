@@ -113,25 +113,59 @@ class Bench:
         self.waiting[version] = future
         await asyncio.wait_for(future, timeout)
 
-    def edit(self, uri: str, version: int) -> None:
-        """Type a character at the end of the first line, or delete it again."""
-        start = t.Position(line=0, character=len("# bench/server.py: fixture jobs one after another"))
+    def edit(self, uri: str, version: int, where: tuple | None = None) -> None:
+        """Type a character at ``where`` (row, column; default: the end of the first line), or delete it again."""
+        row, column = where or (0, len("# bench/server.py: fixture jobs one after another"))
+        start = t.Position(line=row, character=column)
         if version % 2 == 0:
             change = t.TextDocumentContentChangePartial(range=t.Range(start=start, end=start), text="x")
         else:
-            end = t.Position(line=0, character=start.character + 1)
+            end = t.Position(line=row, character=column + 1)
             change = t.TextDocumentContentChangePartial(range=t.Range(start=start, end=end), text="")
         self.client.text_document_did_change(t.DidChangeTextDocumentParams(
             text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]))
 
 
-async def run(path: str, text: str, edits: int, timed: int) -> dict:
+def code_places(text: str, count: int) -> list:
+    """(row, column) just inside a string literal of a function body, in functions spread over the file:
+    typing in the code, where an edit changes what Python reads (the first line is a comment)."""
+    import ast
+
+    module = ast.parse(text)
+    places = []
+    functions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for fn in functions:
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.lineno == node.end_lineno \
+                    and node.lineno > fn.lineno and node.value.isidentifier():
+                places.append((node.lineno - 1, node.col_offset + 1))
+                break
+    step = max(1, len(places) // count)
+    return places[::step][:count]
+
+
+async def timed_edits(bench, uri: str, version: int, timed: int, where) -> tuple[int, list]:
+    latencies = []
+    for _ in range(timed):
+        version += 1
+        sent = time.perf_counter()
+        bench.edit(uri, version, where)
+        await bench.published(version)
+        latencies.append(bench.arrived[version][0] - sent)
+        version += 1  # and back, untimed: the next edit starts from the same text
+        bench.edit(uri, version, where)
+        await bench.published(version)
+    return version, latencies
+
+
+async def run(path: str, text: str, edits: int, timed: int, places: list, incremental: bool = True) -> dict:
     bench = Bench()
     client = bench.client
     await client.start_io(sys.executable, "-m", "linter", "server", cwd=ROOT)
     pid = client._server.pid
     await client.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities(), process_id=os.getpid(),
-                                                     root_uri="file://" + os.path.dirname(path)))
+                                                     root_uri="file://" + os.path.dirname(path),
+                                                     initialization_options={"incremental": incremental}))
     client.initialized(t.InitializedParams())
     uri = "file://" + path
     start = time.perf_counter()
@@ -142,22 +176,22 @@ async def run(path: str, text: str, edits: int, timed: int) -> dict:
     findings = bench.arrived[1][1]
 
     version = 1
-    for _ in range(5):  # warm-up
+    for _ in range(4):  # warm-up
         version += 1
         bench.edit(uri, version)
         await bench.published(version)
-    latencies = []
-    for _ in range(timed):
-        version += 1
-        sent = time.perf_counter()
-        bench.edit(uri, version)
-        await bench.published(version)
-        latencies.append(bench.arrived[version][0] - sent)
+    version, comment = await timed_edits(bench, uri, version, timed, None)
+    code = []
+    per_place = max(1, timed // max(1, len(places)))
+    for where in places:
+        version, got = await timed_edits(bench, uri, version, per_place, where)
+        code.extend(got)
+    await asyncio.sleep(0.5)
 
     rss_100 = None
     for n in range(1, edits + 1):
         version += 1
-        bench.edit(uri, version)
+        bench.edit(uri, version, places[n % len(places)] if places and n % 2 else None)
         if n % BURST == 0:
             await bench.published(version)
             if n == 100:
@@ -166,14 +200,75 @@ async def run(path: str, text: str, edits: int, timed: int) -> dict:
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return {"first": first, "findings": findings, "latencies": latencies, "rss_100": rss_100, "rss_end": rss_end}
+    return {"first": first, "findings": findings, "comment": comment, "code": code, "rss_100": rss_100,
+            "rss_end": rss_end}
+
+
+def agreement(paths: list, per_file: int, seed: int = 14) -> dict:
+    """In this process: edits made at random in code rows of real files, each checked partially (when the
+    chunk view allows) and whole; how often the two answers are the same, and what each cost."""
+    import random
+
+    from linter.config import Resolver
+    from linter.server import incremental
+    from linter.server.analysis import analyse, text_bytes
+    from linter.server.protocol import _same_items
+
+    rng = random.Random(seed)
+    out = {"edits": 0, "partial": 0, "same": 0, "partial_s": [], "whole_s": [], "why": {}}
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        settings = Resolver({}, cwd=os.path.dirname(path)).for_path(path)
+        _, state = incremental.check(None, path, text, settings, "python")
+        lines = text.split("\n")
+        rows = [i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+        for _ in range(per_file):
+            row = rng.choice(rows)
+            new = list(lines)
+            line = new[row]
+            quote = min((i for i in (line.find('"'), line.find("'")) if i >= 0), default=-1)
+            if quote >= 0 and rng.random() < 0.5:
+                new[row] = line[:quote + 1] + "x" + line[quote + 1:]  # typing in a string
+            else:
+                new[row] = line + "  # note"  # a comment at the end of a line
+            new_text = "\n".join(new)
+            out["edits"] += 1
+            started = time.perf_counter()
+            plan = incremental.plan(state, new_text)
+            if plan is None:
+                out["why"][incremental.last_reason] = out["why"].get(incremental.last_reason, 0) + 1
+                continue
+            partial, _ = incremental.check(state, path, new_text, settings, "python")
+            middle = time.perf_counter()
+            whole = analyse(path, text_bytes(new_text), settings, "python")
+            out["partial_s"].append(middle - started)
+            out["whole_s"].append(time.perf_counter() - middle)
+            out["partial"] += 1
+            out["same"] += _same_items(partial.items, whole.items)
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--edits", type=int, default=1000)
     parser.add_argument("--timed", type=int, default=25)
+    parser.add_argument("--agreement", type=int, default=8, metavar="N",
+                        help="edits per corpus file for the partial-versus-whole comparison (0: skip it)")
     args = parser.parse_args()
+    if args.agreement:
+        corpus = os.path.join(os.path.dirname(ROOT), "shared", "data", "pyspark-corpus")
+        paths = sorted(p for p in glob.glob(os.path.join(corpus, "**", "*.py"), recursive=True)
+                       if os.path.getsize(p) > 30000)
+        got = agreement(paths, args.agreement)
+        partial = got["partial"]
+        print(f"partial checks on {len(paths)} corpus files over 30 kB, {got['edits']} edits at random rows: "
+              f"{partial} partial ({partial / max(1, got['edits']):.0%}), of which {got['same']} gave the whole "
+              f"file's answer ({got['same'] / max(1, partial):.1%}); median {statistics.median(got['partial_s']) * 1000:.0f}"
+              f" ms partial vs {statistics.median(got['whole_s']) * 1000:.0f} ms whole (in-process)"
+              if partial else f"no partial check among {got['edits']} edits")
+        for reason, n in sorted(got["why"].items(), key=lambda kv: -kv[1]):
+            print(f"  whole file, {n}: {reason}")
     with tempfile.TemporaryDirectory() as directory:
         path = build_file(directory)
         with open(path, encoding="utf-8") as f:
@@ -186,13 +281,16 @@ def main() -> None:
             text = f.read()
         floor = parse_seconds(text)
         print(f"libcst parse of the file alone (best of 3, this process): {floor * 1000:.0f} ms")
-        result = asyncio.run(run(path, text, args.edits, args.timed))
-        median = statistics.median(result["latencies"])
+        places = code_places(text, 5)
+        result = asyncio.run(run(path, text, args.edits, args.timed, places))
+        whole = asyncio.run(run(path, text, 0, max(3, args.timed // 5), places[:1], incremental=False))
         print(f"server: first diagnostics after open {result['first'] * 1000:.0f} ms ({result['findings']} findings)")
-        print(f"server: edit -> published diagnostics, median of {len(result['latencies'])}: {median * 1000:.0f} ms "
-              f"(min {min(result['latencies']) * 1000:.0f}, max {max(result['latencies']) * 1000:.0f}); "
-              f"{median / cli:.2f}x the fresh `sparkcheck check`; target 150 ms: "
-              f"{'met' if median < 0.150 else 'not met'}")
+        for name, got in (("a comment line", result["comment"]), (f"code ({len(places)} functions)", result["code"]),
+                          ("code, incremental off", whole["code"])):
+            median = statistics.median(got)
+            print(f"server: edit in {name} -> published diagnostics, median of {len(got)}: {median * 1000:.0f} ms "
+                  f"(min {min(got) * 1000:.0f}, max {max(got) * 1000:.0f}); {median / cli:.2f}x the fresh "
+                  f"`sparkcheck check`; target 150 ms: {'met' if median < 0.150 else 'not met'}")
         growth = result["rss_end"] / result["rss_100"] - 1
         print(f"server memory: {result['rss_100'] / 1024:.1f} MiB after 100 edits, "
               f"{result['rss_end'] / 1024:.1f} MiB after {args.edits} ({growth:+.1%}); target within 10%: "

@@ -10,8 +10,14 @@ What it does, and the choices made where the protocol leaves them open:
   server, never both, so no client shows them twice). A notebook (LSP 3.17
   notebook sync) is checked as the ``.ipynb`` file it is, each finding published
   on its cell. The message is the command line's; its help, the rule's manual
-  and what ``noqa`` would do are in the hover. A rule has no manual page on the
-  web (the command line's ``url`` is null), so no ``codeDescription`` is sent.
+  and what ``noqa`` would do are in the hover. An edit of a Python file is
+  checked partially (linter/server/incremental.py: the statements it can
+  change, in their context) and answered at once; then the whole file is
+  checked in a forked child (linter/server/verify.py, killed by the next edit)
+  and published again if it differs, so the last answer is always the whole
+  file's. ``incremental: false`` turns partial checks off. A rule has no
+  manual page on the web (the command line's ``url`` is null), so no
+  ``codeDescription`` is sent.
 - **Code actions**: each finding's fix (safe ones preferred; unsafe ones only
   with ``unsafeFixes``, marked "unsafe"), a ``noqa`` comment for its line (the
   one ``--add-noqa`` writes), and ``source.fixAll.sparkcheck``: every safe fix
@@ -22,8 +28,8 @@ What it does, and the choices made where the protocol leaves them open:
   change to one (``workspace/didChangeWatchedFiles``, registered when the client
   allows it) or saves one it has open; initialization options (or
   ``workspace/didChangeConfiguration`` under ``sparkcheck``): ``select``,
-  ``extendSelect``, ``ignore``, ``preview``, ``unsafeFixes``, layered over the
-  files as the command line's flags are. A broken configuration is shown once
+  ``extendSelect``, ``ignore``, ``preview``, ``unsafeFixes``, ``incremental``,
+  layered over the files as the command line's flags are. A broken configuration is shown once
   and the defaults apply until it is fixed. Excluded files get no findings.
 - **Robustness**: the engine runs in one worker thread, so requests and
   cancellations are read while it works; a check whose document changed before
@@ -56,6 +62,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from linter import __version__
+from linter.server import incremental, verify
 from linter.server.analysis import (
     NOTEBOOK,
     Analysis,
@@ -116,6 +123,7 @@ class ClientOptions:
     ignore: list = field(default_factory=list)
     preview: bool | None = None
     unsafe_fixes: bool = False
+    incremental: bool = True
 
     def overrides(self) -> dict:
         out: dict = {}
@@ -133,6 +141,7 @@ class ClientOptions:
 _OPTION_KEYS = {
     "select": "select", "extendSelect": "extend_select", "extend-select": "extend_select",
     "ignore": "ignore", "preview": "preview", "unsafeFixes": "unsafe_fixes", "unsafe-fixes": "unsafe_fixes",
+    "incremental": "incremental",
 }
 
 
@@ -151,8 +160,8 @@ def parse_options(raw) -> tuple[ClientOptions, list[str]]:
         name = _OPTION_KEYS.get(key)
         if name is None:
             problems.append(f"sparkcheck: unknown option `{key}` (known: select, extendSelect, ignore, preview, "
-                            f"unsafeFixes)")
-        elif name in ("preview", "unsafe_fixes"):
+                            f"unsafeFixes, incremental)")
+        elif name in ("preview", "unsafe_fixes", "incremental"):
             if not isinstance(value, bool):
                 problems.append(f"sparkcheck: option `{key}` must be true or false")
             else:
@@ -193,6 +202,9 @@ class SparkcheckServer(LanguageServer):
         self.shown: set = set()  # configuration errors already shown
         self.exit_code = 1  # 0 once `shutdown` came
         self.parent_watch = ParentWatch()
+        self.states: dict = {}  # key -> (generation, incremental.State of the last check), in the worker
+        self.jobs: dict = {}  # key -> verify.Job: the whole-file check of a partial answer
+        self.jobs_lock = threading.Lock()
 
     # ----- documents -----
 
@@ -220,12 +232,15 @@ class SparkcheckServer(LanguageServer):
     def touch(self, key: str, delay: float | None) -> None:
         """The document changed (or opened, or was saved): note its version; push a check after ``delay``."""
         self.latest[key] = self.version_of(key)
+        self.cancel_verify(key)
         if self.push and delay is not None:
             self.schedule(key, delay)
 
     def forget(self, key: str) -> None:
         self.latest.pop(key, None)
         self.results.pop(key, None)
+        self.states.pop(key, None)
+        self.cancel_verify(key)
         timer = self.timers.pop(key, None)
         if timer is not None:
             timer.cancel()
@@ -284,6 +299,8 @@ class SparkcheckServer(LanguageServer):
         if language is None or settings.exclude.matches_any(os.path.abspath(target.path)):
             return Analysis(texts=dict(target.texts)), problem, None
         try:
+            if self.incremental_for(target, language):
+                return self._check_incremental(target, generation, settings, language), problem, None
             return analyse(target.path, target.data, settings, language), problem, None
         except Exception as exc:  # noqa: BLE001 - a broken rule must not take the server down
             tb = exc.__traceback__
@@ -291,6 +308,75 @@ class SparkcheckServer(LanguageServer):
                 tb = tb.tb_next
             where = f" (at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno})" if tb else ""
             return Analysis(), problem, f"internal error while checking {target.path}: {type(exc).__name__}: {exc}{where}"
+
+    # ----- partial checks and their verification (linter/server/incremental.py, verify.py) -----
+
+    def incremental_for(self, target: Target, language: str | None) -> bool:
+        return (self.options.incremental and not target.notebook and language == "python"
+                and verify.available())
+
+    def _check_incremental(self, target: Target, generation: int, settings, language: str):
+        """In the worker: the analysis from the document's last state, and a whole-file check to follow a
+        partial one (in a forked child, published only if it differs)."""
+        text = target.texts[None]
+        kept = self.states.get(target.key)
+        old = kept[1] if kept is not None and kept[0] == generation else None
+        analysis, state = incremental.check(old, target.path, text, settings, language)
+        self.states[target.key] = (generation, state)
+        if not state.exact:
+            self.start_verify(target, generation, settings, language)
+        return analysis
+
+    def start_verify(self, target: Target, generation: int, settings, language: str) -> None:
+        path, text, key = target.path, target.texts[None], target.key
+
+        def work():
+            return incremental.check(None, path, text, settings, language)
+
+        def done(status, value):
+            self.loop.call_soon_threadsafe(self._verified, target, generation, status, value)
+
+        with self.jobs_lock:
+            if self.latest.get(key) != target.version or generation != self.generation:
+                return
+            old = self.jobs.pop(key, None)
+            if old is not None:
+                old.cancel()
+            try:
+                self.jobs[key] = verify.Job(work, done)
+            except OSError as exc:  # no fork (out of processes, memory): the partial answer stays
+                log.warning("cannot verify %s: %s", path, exc)
+
+    def cancel_verify(self, key: str) -> None:
+        with self.jobs_lock:
+            job = self.jobs.pop(key, None)
+        if job is not None:
+            job.cancel()
+
+    def _verified(self, target: Target, generation: int, status: str, value) -> None:
+        """In the loop: the whole-file answer for a version that had a partial one."""
+        key = target.key
+        with self.jobs_lock:
+            self.jobs.pop(key, None)
+        if self.latest.get(key) != target.version or generation != self.generation:
+            return
+        if status != "ok":
+            self.window_log_message(t.LogMessageParams(type=t.MessageType.Error,
+                                                       message=f"sparkcheck: internal error while checking "
+                                                               f"{target.path}: {value}"))
+            return
+        analysis, state = value
+        self.states[key] = (generation, state)
+        current = self.results.get(key)
+        if current is not None and current.target.version == target.version and \
+                _same_items(current.analysis.items, analysis.items):
+            return
+        result = Result(target, generation, analysis, self.diagnostics(target, analysis))
+        self.results[key] = result
+        if self.push:
+            self.publish(key, result)
+        elif get_capability(self.client_capabilities, "workspace.diagnostics.refresh_support", False):
+            self.workspace_diagnostic_refresh(None)
 
     def _fix_all(self, target: Target, generation: int):
         if self.latest.get(target.key) != target.version or generation != self.generation:
@@ -353,6 +439,9 @@ class SparkcheckServer(LanguageServer):
         result = await self.result(key)
         if result is None or self.latest.get(key) != result.target.version:
             return  # closed or changed: a newer check is on its way
+        self.publish(key, result)
+
+    def publish(self, key: str, result: Result) -> None:
         uris = set(result.by_uri)
         for uri in self.published.get(key, set()) - uris:  # a cell that is gone
             self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -366,6 +455,8 @@ class SparkcheckServer(LanguageServer):
         self.generation += 1
         self.resolver = None
         self.results.clear()
+        for key in list(self.jobs):
+            self.cancel_verify(key)
         self.shown.clear()
         if self.push:
             for key in list(self.latest):
@@ -450,6 +541,15 @@ class SparkcheckServer(LanguageServer):
         return edits
 
 
+def _same_items(a: list, b: list) -> bool:
+    def key(item):
+        f = item.finding
+        return (f.code, f.location.row, f.location.column, f.end_location.row, f.end_location.column, f.message,
+                f.severity, f.help, item.fix_edits, item.applicability, item.noqa_edit)
+
+    return [key(i) for i in a] == [key(i) for i in b]
+
+
 def _row_col(text: str, offset: int) -> tuple[int, int]:
     row = text.count("\n", 0, offset)
     return row, offset - (text.rfind("\n", 0, offset) + 1)
@@ -530,6 +630,8 @@ def create_server() -> SparkcheckServer:
     @server.feature(t.SHUTDOWN)
     def shutdown(ls: SparkcheckServer, params):
         ls.exit_code = 0
+        for key in list(ls.jobs):
+            ls.cancel_verify(key)
         for timer in ls.timers.values():
             timer.cancel()
         ls.timers.clear()

@@ -1,0 +1,847 @@
+"""An edit re-checks what it can change, not the whole file: the language server's fast first answer.
+
+A Python file is cut into *chunks*: its top-level statements, and, inside a
+top-level class, its header (decorators, the ``class`` line, class attributes)
+and each method. For each chunk CPython's ``ast`` notes the names it binds at
+module level and the free names it reads (scope-aware: a function's locals and
+parameters are its own), plus ``self.x`` / ``cls.x`` attributes of its class
+and the table and view names its strings mention. Chunks that only set up
+(imports, a session or configuration, literal constants, the docstring) are
+*common*: every partial check keeps them, and the names they bind link nothing.
+
+After an edit, the lines that changed are found against the last checked text,
+and only the chunks they fall in are read again with ``ast`` (a few lines, not
+the file). What the edit can change is then:
+
+- the edited chunks, every chunk that shares a linked name with one of them (a
+  caller, a callee, another user of the same DataFrame), and, transitively,
+  every chunk reading what any of those binds;
+- checked with their *context*: the chunks defining what they read
+  (transitively), the other users of the names they share, and the common ones.
+
+That part of the file is checked as the file itself with every other line left
+empty, so rows and columns are the file's own; its findings replace those of
+the chunks it recomputes, and every other chunk keeps the findings it had
+(moved by the lines the edit added or removed). When the part is most of the
+file, or the edit is in a common chunk, in a cell of a Databricks or Fabric
+source notebook, or makes the file unparseable, the whole file is checked.
+
+Rules may look further than names (a setting written as a string, a table
+another chunk registers, a fact about the whole file), so a partial answer is
+not proven equal to a whole-file check. The server therefore publishes it at
+once and then checks the whole file in the background (linter/server/verify.py),
+publishing again only if the answer differs; bench/server.py measures how often
+it does. A partial answer is never the base of an exact claim: ``State.exact``
+is False after one, and True again only after a whole-file check (or when the
+edit changed no statement, only comments or blank lines between them, of an
+exact answer: its items just move).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field, replace
+
+from linter.diagnostics import Location
+
+# Calls whose first string argument names a table or view that later SQL and reads can refer to.
+_REGISTERS = frozenset({
+    "createOrReplaceTempView", "createTempView", "createGlobalTempView", "createOrReplaceGlobalTempView",
+    "registerTempTable", "saveAsTable", "insertInto", "toTable", "table", "writeTo", "forName",
+})
+_SQL_TARGET = re.compile(r"(?i)\b(?:view|table|into|overwrite|merge\s+into|from|join)\s+(?:if\s+(?:not\s+)?exists\s+)?"
+                         r"([`\w.]+)")
+_WORD = re.compile(r"[A-Za-z_][\w.]*")
+_NAME_STRING = re.compile(r"^`?[A-Za-z_][\w.]*`?$")
+_SQL_START = re.compile(r"(?is)^\s*(?:\(\s*)?(?:select|insert|create|merge|with|delete|update|drop|alter|replace|cache|"
+                        r"uncache|truncate|refresh|from|msck|analyze|optimize|vacuum|set|describe|show)\b")
+_SETUP_CALLS = ("SparkSession.builder", "SparkConf(", "SparkContext(", ".config(", "conf.set(", "setConf(",
+                "getOrCreate(")
+_SQL_SET = re.compile(r"(?i)[\"']\s*set\s+spark\.")  # spark.sql("SET spark.sql....=...")
+_WHOLE_FILE_WORDS = ("noqa", "sparkcheck", "magic", "command ---", "cell ***", "metadata ***", "coding")
+_NOTEBOOK_MARKERS = ("# Databricks notebook source", "# Fabric notebook source", "# COMMAND ----------",
+                     "# MAGIC", "# CELL ********************")
+FORWARD_STEPS = 2  # a value derived from a derived value: further chains are left to the whole-file check
+BINDER_NAMES = 8  # a definition binding more names is context, not rechecked (see _closure)
+SHARED_READERS = 6  # a value read by more chunks links them no more (a session, a logger, `self._context`)
+DEFINITION_STEPS = 2  # the callees of callees (a helper's return type read from its own helper)
+FULL_SHARE = 0.5  # a partial check of more than this share of the file's code lines is a whole-file check
+
+
+@dataclass(frozen=True)
+class Chunk:
+    start: int  # first row, 0-based (decorators included)
+    end: int  # one past the last row
+    text: str  # its lines, joined with "\n"
+    binds: frozenset
+    uses: frozenset
+    common: bool = False
+    parent: int | None = None  # index of its class's header chunk (a method)
+    indent: int = 0  # columns of the statement's first line (4 for a method)
+    defs: frozenset = frozenset()  # the names it binds by `def` or `class`
+
+
+@dataclass
+class State:
+    """The last answer for a document: its text, chunks and items; ``exact`` when it is a whole-file check's."""
+
+    text: str
+    chunks: list
+    items: list
+    exact: bool = True
+    lines: list = field(default_factory=list)
+
+    def __post_init__(self):
+        if not self.lines:
+            self.lines = self.text.split("\n")
+
+
+@dataclass
+class Plan:
+    """What to check for a new text: ``keep`` rows (the partial file), the chunks whose items are new."""
+
+    chunks: list  # the new text's chunks
+    recheck: set  # indices of chunks whose items come from the partial check
+    keep: set  # indices of chunks in the partial file (recheck, context, common)
+    reused: dict  # new chunk index -> (old chunk index, rows moved)
+    text: str  # the partial file
+    moves: "Moves" = None
+
+
+def eligible(text: str) -> bool:
+    """A file the chunk view holds for: plain Python, not a source notebook (cells, magics)."""
+    head = text[:4096]
+    return not any(marker in head for marker in _NOTEBOOK_MARKERS) and "\n# COMMAND ----------" not in text
+
+
+# ----- chunks -----
+
+def split(text: str) -> list | None:
+    """The chunks of a whole file; None when CPython cannot parse it (the engine then says why)."""
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines = text.split("\n")
+    return _chunks(module.body, lines, 0, 0, first=True)
+
+
+def _chunks(body: list, lines: list, row_offset: int, indent: int, first: bool = False) -> list:
+    out: list = []
+    for i, node in enumerate(body):
+        start = _first_row(node) + row_offset
+        end = node.end_lineno + row_offset  # end_lineno is 1-based inclusive: one past, 0-based
+        if isinstance(node, ast.ClassDef) and indent == 0:
+            out.extend(_class_chunks(node, lines, row_offset, len(out)))
+            continue
+        common = _is_common(node, first and i == 0, lines[start:end])
+        binds, uses = _names(node)
+        defs = frozenset({node.name}) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else frozenset()
+        out.append(Chunk(start, end, "\n".join(lines[start:end]), frozenset(binds), frozenset(uses), common,
+                         None, indent, defs))
+    return out
+
+
+def _first_row(node) -> int:
+    decorators = getattr(node, "decorator_list", None)
+    return (decorators[0].lineno if decorators else node.lineno) - 1
+
+
+def _class_chunks(node: ast.ClassDef, lines: list, row_offset: int, index: int) -> list:
+    """The header (everything but the methods) and one chunk per method, each method with its class's index."""
+    methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    start = _first_row(node) + row_offset
+    end = node.end_lineno + row_offset
+    method_rows = set()
+    for m in methods:
+        method_rows.update(range(_first_row(m) + row_offset, m.end_lineno + row_offset))
+    header_rows = [r for r in range(start, end) if r not in method_rows]
+    others = [s for s in node.body if s not in methods]
+    binds = {node.name}
+    uses: set = set()
+    for part in node.decorator_list + node.bases + [k.value for k in node.keywords] + others:
+        b, u = _names(part, cls=node.name)
+        uses |= u | {f"{node.name}.{n}" for n in b}  # a class attribute is read through self
+        binds |= {f"{node.name}.{n}" for n in b}
+    header_text = "\n".join(lines[r] for r in header_rows)
+    header = Chunk(start, end, header_text, frozenset(binds), frozenset(uses),
+                   _is_common(node, False, [lines[r] for r in header_rows]) and not methods, None, 0,
+                   frozenset({node.name}))
+    return [header] + [_method_chunk(m, lines, row_offset, node.name, index) for m in methods]
+
+
+def _method_chunk(m, lines: list, row_offset: int, cls: str, parent: int | None) -> Chunk:
+    """A method: it binds ``Class.name`` (what ``self.name(...)`` reads) and the ``self`` attributes it sets."""
+    b, u = _names(m, cls=cls)
+    start, end = _first_row(m) + row_offset, m.end_lineno + row_offset
+    binds = {f"{cls}.{m.name}"} | (b - {m.name})  # `global` stores inside it stay module names
+    return Chunk(start, end, "\n".join(lines[start:end]), frozenset(binds), frozenset(u), False, parent,
+                 m.col_offset, frozenset({f"{cls}.{m.name}"}))
+
+
+def _is_common(node, docstring_position: bool, lines: list) -> bool:
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return True
+    if docstring_position and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return True
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+        return False  # a constant links its users (a module flag `IS_SAMPLE = False` decides their branches)
+    if isinstance(node, (ast.Try, ast.If)) and all(
+            isinstance(s, (ast.Import, ast.ImportFrom, ast.Pass)) or
+            (isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant))
+            for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node
+            and not isinstance(s, (ast.Try, ast.If, ast.ExceptHandler))):
+        return True  # `try: import x / except ImportError: x = None`
+    text = "\n".join(lines)
+    return any(word in text for word in _SETUP_CALLS) or _SQL_SET.search(text) is not None
+
+
+# ----- names -----
+
+class _Scope:
+    __slots__ = ("locals", "globals", "loads")
+
+    def __init__(self):
+        self.locals: set = set()
+        self.globals: set = set()
+        self.loads: set = set()
+
+
+def _names(node, cls: str | None = None) -> tuple[set, set]:
+    """(module-level names the statement binds, names it reads that a module-level binding may give).
+
+    Attributes of ``self`` and ``cls`` inside class ``cls`` count as ``Class.attr``; table and view names
+    in strings as ``table:name`` (bound by the calls and SQL that create or write them)."""
+    binds: set = set()
+    uses: set = set()
+    _Walker(binds, uses, cls).run(node)
+    return binds, uses
+
+
+class _Walker:
+    def __init__(self, binds: set, uses: set, cls: str | None):
+        self.binds, self.uses, self.cls = binds, uses, cls
+
+    def run(self, node) -> None:
+        if isinstance(node, ast.expr):
+            self.expr_module(node)
+        else:
+            self.module_stmt(node)
+
+    # module scope: stores bind, loads use
+    def module_stmt(self, node) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.binds.add(node.name)
+            for d in node.decorator_list:
+                self.expr_module(d)
+            self.function(node)
+            return
+        if isinstance(node, ast.ClassDef):
+            self.binds.add(node.name)
+            for part in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+                self.expr_module(part)
+            for s in node.body:
+                self.class_stmt(s, node.name)
+            return
+        for child in ast.iter_child_nodes(node):
+            self.any_module(child)
+
+    def class_stmt(self, node, name: str) -> None:
+        saved = self.cls
+        self.cls = name
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for d in node.decorator_list:
+                self.expr_module(d)
+            self.function(node)
+        else:
+            for child in ast.walk(node):  # a class attribute: what it reads (its own names are the class's)
+                if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+                    self.uses.add(child.id)
+                self.strings(child)
+        self.cls = saved
+
+    def any_module(self, node) -> None:
+        if isinstance(node, ast.stmt):
+            self.module_stmt(node)
+        elif isinstance(node, ast.expr):
+            self.expr_module(node)
+        elif isinstance(node, ast.alias):
+            name = node.asname or node.name.split(".")[0]
+            if name != "*":
+                self.binds.add(name)
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                self.binds.add(node.name)
+            for child in ast.iter_child_nodes(node):
+                self.any_module(child)
+        else:
+            for child in ast.iter_child_nodes(node):
+                self.any_module(child)
+
+    def expr_module(self, node) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.Name):
+                if isinstance(current.ctx, ast.Load):
+                    self.uses.add(current.id)
+                else:
+                    self.binds.add(current.id)
+                continue
+            if isinstance(current, ast.Lambda):
+                self.function(current)
+                continue
+            if isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                self.function(current)
+                continue
+            if isinstance(current, ast.Attribute) and not isinstance(current.ctx, ast.Load):
+                self.attribute_store(current)
+            self.strings(current)
+            stack.extend(ast.iter_child_nodes(current))
+
+    def attribute_store(self, node: ast.Attribute) -> None:
+        base = node.value
+        if isinstance(base, ast.Name):
+            self.binds.add(base.id)  # `obj.attr = v` at module level changes what readers of `obj` see
+            self.uses.add(base.id)
+
+    # function scope: locals are its own; free loads are uses; `global` stores bind
+    def function(self, node) -> None:
+        scope = _Scope()
+        args = getattr(node, "args", None)  # none for a comprehension
+        if args is not None:
+            for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                if a is not None:
+                    scope.locals.add(a.arg)
+                    if a.annotation is not None:
+                        self.expr_module(a.annotation)
+            for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+                self.expr_module(default)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            self.expr_module(node.returns)
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            for gen in node.generators:
+                for n in ast.walk(gen.target):
+                    if isinstance(n, ast.Name):
+                        scope.locals.add(n.id)
+            body = [node]
+        elif isinstance(node, ast.Lambda):
+            body = [node.body]
+        else:
+            body = node.body
+        nested: list = []
+        for stmt in body:
+            self._collect(stmt, scope, nested, top=node)
+        for name in scope.loads:
+            if name not in scope.locals or name in scope.globals:
+                self.uses.add(name)
+        for inner in nested:
+            before = set(self.uses)
+            self.uses = set()
+            self.function(inner)
+            free = self.uses
+            self.uses = before | {n for n in free if n not in scope.locals or n in scope.globals}
+
+    def _collect(self, node, scope: _Scope, nested: list, top) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current is not top and isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                                           ast.ListComp, ast.SetComp, ast.DictComp,
+                                                           ast.GeneratorExp, ast.ClassDef)):
+                if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    scope.locals.add(current.name)
+                    for d in current.decorator_list:
+                        stack.append(d)
+                if isinstance(current, ast.ClassDef):
+                    for part in current.bases + [k.value for k in current.keywords] + current.body:
+                        stack.append(part)  # approximate: a local class's body read as the function's
+                    continue
+                if isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                    stack.append(current.generators[0].iter)  # evaluated in the enclosing scope
+                nested.append(current)
+                continue
+            if isinstance(current, ast.Global):
+                scope.globals.update(current.names)
+                continue
+            if isinstance(current, ast.Nonlocal):
+                scope.loads.update(current.names)
+                continue
+            if isinstance(current, ast.Name):
+                if isinstance(current.ctx, ast.Load):
+                    scope.loads.add(current.id)
+                else:
+                    scope.locals.add(current.id)
+                    if current.id in scope.globals:
+                        self.binds.add(current.id)
+                continue
+            if isinstance(current, ast.alias):
+                scope.locals.add(current.asname or current.name.split(".")[0])
+                continue
+            if isinstance(current, ast.ExceptHandler) and current.name:
+                scope.locals.add(current.name)
+            if isinstance(current, ast.Attribute):
+                base = current.value
+                if self.cls and isinstance(base, ast.Name) and base.id in ("self", "cls"):
+                    key = f"{self.cls}.{current.attr}"
+                    (self.uses if isinstance(current.ctx, ast.Load) else self.binds).add(key)
+            self.strings(current)
+            stack.extend(ast.iter_child_nodes(current))
+        for name in scope.globals:
+            if name in scope.locals:
+                self.binds.add(name)
+
+    def strings(self, node) -> None:
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in _REGISTERS and node.args and isinstance(node.args[0], ast.Constant) \
+                    and isinstance(node.args[0].value, str):
+                table = "table:" + node.args[0].value.strip("`").lower()
+                self.binds.add(table)
+                self.uses.add(table)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 20000:
+            value = node.value
+            if _NAME_STRING.match(value):  # spark.table("db.orders"), a view's name in a constant
+                self.uses.add("table:" + value.strip("`").lower())
+            elif _SQL_START.match(value):  # SQL: what it creates or writes, and every word it reads
+                for m in _SQL_TARGET.finditer(value):
+                    self.binds.add("table:" + m.group(1).strip("`").lower())
+                for word in _WORD.findall(value):
+                    self.uses.add("table:" + word.lower())
+
+
+# ----- planning -----
+
+last_reason = ""  # why the last plan() gave the whole file (bench/server.py prints the reasons)
+
+
+def _whole(reason: str):
+    global last_reason
+    last_reason = reason
+    return None
+
+
+def plan(old: State, text: str) -> Plan | None:
+    """What to check for ``text`` after ``old``; None: check the whole file."""
+    if not eligible(text) or not old.chunks:
+        return _whole('not eligible')
+    new_lines = text.split("\n")
+    old_lines = old.lines
+    limit = min(len(old_lines), len(new_lines))
+    prefix = 0
+    while prefix < limit and old_lines[prefix] == new_lines[prefix]:
+        prefix += 1
+    if prefix == len(old_lines) == len(new_lines):
+        return _whole('the same text (a save): the whole file, as at open')
+    suffix = 0
+    while suffix < limit - prefix and old_lines[-1 - suffix] == new_lines[-1 - suffix]:
+        suffix += 1
+    a, b = prefix, len(old_lines) - suffix  # old rows [a, b) changed (empty: lines inserted before row a)
+    delta = len(new_lines) - len(old_lines)
+    changed = old_lines[a:b] + new_lines[a:len(new_lines) - suffix]
+    if any(word in line.lower() for line in changed for word in _WHOLE_FILE_WORDS):
+        return _whole('a suppression comment may reach past its chunk (a file-level one, an unused one)')
+    owner = chunk_of_rows(old.chunks, len(old_lines))
+    rows = range(a, min(max(b, a + 1), len(old_lines)))
+    touched = {owner[r] for r in rows if owner[r] != -1}
+    chunks_old = old.chunks
+    if any(chunks_old[i].common or _is_header(chunks_old, i) for i in touched):
+        return _whole("imports, setup, a class's own lines: what every other chunk reads")
+    parents = {chunks_old[i].parent for i in touched}
+    if len(parents) > 1:
+        return _whole('edits in two classes')
+    parent = parents.pop() if parents else None
+    lo = min([a] + [chunks_old[i].start for i in touched])
+    hi = max([b] + [chunks_old[i].end for i in touched])
+    if parent is not None:
+        header = chunks_old[parent]
+        members = [c for c in chunks_old if c.parent == parent]
+        if lo < min(c.start for c in members) or hi > max(c.end for c in members):
+            return _whole("past its class's first or last method")
+        fresh = _reparse(new_lines[lo:hi + delta], lo, members[0].indent, _class_name(header), parent)
+    else:
+        fresh = _reparse(new_lines[lo:hi + delta], lo, 0, None, None)
+    if fresh is None:
+        return _whole('the changed rows do not parse alone')
+    entries = []  # (chunk with its parent as an old index, old index or None)
+    for i, c in enumerate(chunks_old):
+        if i in touched:
+            continue
+        if c.end <= lo:
+            entries.append((c, i))
+        elif c.start >= hi:
+            entries.append((replace(c, start=c.start + delta, end=c.end + delta), i))
+        elif i == parent:
+            entries.append((replace(c, end=c.end + delta), i))
+        else:
+            return _whole('a chunk the region cuts through')
+    entries.extend((replace(c, parent=parent), None) for c in fresh)
+    entries.sort(key=lambda e: (e[0].start, e[0].parent is not None))
+    where = {old_i: k for k, (_, old_i) in enumerate(entries) if old_i is not None}
+    chunks, reused, edited = [], {}, set()
+    for k, (c, old_i) in enumerate(entries):
+        chunks.append(c if c.parent is None else replace(c, parent=where[c.parent]))
+        if old_i is None:
+            edited.add(k)
+        else:
+            reused[k] = (old_i, 0 if c.start == chunks_old[old_i].start else delta)
+    for k in range(1, len(chunks)):
+        if chunks[k].parent is None and chunks[k - 1].parent is None and chunks[k].start < chunks[k - 1].end:
+            return _whole('chunks overlap')
+    removed = set()  # names the edited chunks had: a name the edit removed still reaches its old readers
+    for i in touched:
+        removed |= chunks_old[i].binds | chunks_old[i].uses
+    moves = Moves(lo, hi, delta)
+    old_to_new = {old_i: k for k, (old_i, _) in reused.items()}
+    stale = set()  # chunks whose items fix or quote rows the edit changed
+    old_owner = chunk_of_rows(chunks_old, len(old_lines))
+    for item in old.items:
+        row = item.finding.location.row - 1
+        if 0 <= row < len(old_owner) and old_owner[row] in old_to_new and moves.touches(item):
+            stale.add(old_to_new[old_owner[row]])
+    if _same_code([chunks_old[i] for i in sorted(touched)], [chunks[i] for i in sorted(edited)]):
+        recheck, keep = _closure(chunks, edited, set(), stale, alone=True)  # comments, spacing: nothing else
+    else:
+        unbound = set()
+        for i in touched:
+            unbound |= chunks_old[i].binds
+        for i in edited:
+            unbound -= chunks[i].binds
+        recheck, keep = _closure(chunks, edited, removed | unbound, stale, unbound=frozenset(unbound))
+    for i in list(keep):  # a method needs its class; a class kept needs a body
+        if chunks[i].parent is not None:
+            keep.add(chunks[i].parent)
+    for i in list(keep):
+        if _is_header(chunks, i) and not any(chunks[j].parent == i for j in keep):
+            keep.add(next(j for j, c in enumerate(chunks) if c.parent == i))
+    code = sum(_own_rows(chunks, i) for i, c in enumerate(chunks) if not c.common) or 1
+    kept = sum(_own_rows(chunks, i) for i in keep if not chunks[i].common)
+    if kept > FULL_SHARE * code:
+        return _whole('too much of the file')
+    for i in recheck:
+        reused.pop(i, None)
+    return Plan(chunks, recheck, keep, reused, _partial_text(new_lines, chunks, keep), moves)
+
+
+def _own_rows(chunks: list, i: int) -> int:
+    c = chunks[i]
+    if _is_header(chunks, i):
+        return c.end - c.start - sum(m.end - m.start for m in chunks if m.parent == i)
+    return c.end - c.start
+
+
+def _is_header(chunks: list, i: int) -> bool:
+    return i in _headers(chunks)
+
+
+def _headers(chunks: list) -> frozenset:
+    """The indices of class headers (chunks some method names as its class), computed once per list."""
+    key = id(chunks), len(chunks)
+    cached = _HEADERS.get(key)
+    if cached is None or cached[0] is not chunks:
+        cached = (chunks, frozenset(c.parent for c in chunks if c.parent is not None))
+        _HEADERS.clear()
+        _HEADERS[key] = cached
+    return cached[1]
+
+
+_HEADERS: dict = {}
+
+
+def _class_name(header: Chunk) -> str:
+    names = [n for n in header.binds if "." not in n and not n.startswith("table:")]
+    return names[0] if len(names) == 1 else "\0"
+
+
+def _reparse(region: list, row_offset: int, indent: int, cls: str | None, parent: int | None) -> list | None:
+    """The chunks of the changed rows, read alone (a class's methods without their indentation)."""
+    if indent:
+        pad = " " * indent
+        stripped = []
+        for line in region:
+            if not line.strip():
+                stripped.append("")
+            elif line.startswith(pad):
+                stripped.append(line[indent:])
+            else:
+                return None  # a line out of the class (or a tab-indented one): the file is split again
+        source = "\n".join(stripped)
+    else:
+        source = "\n".join(region)
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if indent:
+        if not all(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in module.body):
+            return None  # a class attribute between methods: the header changed
+        chunks = [_method_chunk(n, stripped, 0, cls, parent) for n in module.body]
+        return [replace(c, start=c.start + row_offset, end=c.end + row_offset, indent=indent,
+                        text="\n".join(region[c.start:c.end])) for c in chunks]
+    if any(isinstance(n, ast.ClassDef) for n in module.body):
+        return None  # a class edited as a whole: the file is split again
+    return [replace(c, start=c.start + row_offset, end=c.end + row_offset)
+            for c in _chunks(module.body, region, 0, 0)]
+
+
+def _same_code(old: list, new: list) -> bool:
+    """The chunks say the same to Python (an edit of comments, blank lines or spacing only)."""
+    if not old or len(old) != len(new):
+        return False
+    for a, b in zip(old, new):
+        if a.indent != b.indent or a.parent is None and b.parent is not None:
+            return False
+        try:
+            if ast.dump(ast.parse(_dedented(a))) != ast.dump(ast.parse(_dedented(b))):
+                return False
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    return True
+
+
+def _dedented(c: Chunk) -> str:
+    if not c.indent:
+        return c.text
+    return "\n".join(line[c.indent:] for line in c.text.split("\n"))
+
+
+def _closure(chunks: list, edited: set, removed: set, stale: set = frozenset(),
+             alone: bool = False, unbound: frozenset = frozenset()) -> tuple[set, set]:
+    """(chunks whose items are recomputed, chunks in the partial file).
+
+    A function's or class's name (``defs``) links its definition to its callers and no further: two callers
+    of one helper do not change each other. A value's name (a DataFrame, a constant) links every chunk that
+    binds or reads it: a second action on a frame, a cache, a flag deciding a branch."""
+    linked: set = set()
+    callables: set = set()
+    for c in chunks:
+        if not c.common:
+            linked |= c.binds
+            callables |= c.defs
+    callables -= {n for c in chunks if not c.common for n in c.binds - c.defs}  # also assigned: a value
+    linked |= unbound  # a name the edit stopped binding: its readers now read nothing
+    binders: dict = {}
+    users: dict = {}
+    for i, c in enumerate(chunks):
+        if c.common:
+            continue
+        for name in c.binds & linked:
+            binders.setdefault(name, []).append(i)
+        for name in c.uses & linked:
+            users.setdefault(name, []).append(i)
+    names = [set() if c.common else (c.binds | c.uses) & linked for c in chunks]
+    start = set(removed) & linked
+    for i in edited:
+        start |= names[i]
+    recheck = set(edited)
+    forward = set(edited)
+    context: set = set()
+    for name in () if alone else start:  # the same code (comments, spacing): no other chunk's items change
+        if name in callables:
+            recheck.update(binders.get(name, ()))  # its call sites changed: its own findings may
+        else:
+            for j in binders.get(name, ()):  # a frame's definition, where a use-count is reported (a cache)
+                if len(chunks[j].binds & linked) <= BINDER_NAMES and not _is_header(chunks, j):
+                    recheck.add(j)
+                else:
+                    context.add(j)  # a constructor setting every attribute: context, its items kept
+            readers = users.get(name, ())
+            if len(readers) <= SHARED_READERS:  # not a session, logger or context object every method reads
+                forward.update(readers)  # its other readers, and what they derive from it
+    frontier = list(forward)
+    for _ in range(0 if alone else FORWARD_STEPS):  # and whoever reads what those bind, so many steps on
+        reached = []
+        for i in frontier:
+            for name in chunks[i].binds & linked:
+                for j in users.get(name, ()):
+                    if j not in forward:
+                        forward.add(j)
+                        reached.append(j)
+        frontier = reached
+    recheck |= forward | stale
+    keep = recheck | context
+    for i in recheck:
+        for name in names[i]:
+            if name in callables:
+                if name in chunks[i].binds:
+                    keep.update(users.get(name, ()))  # every call site of a function rechecked
+            else:
+                keep.update(binders.get(name, ()))
+                readers = users.get(name, ())
+                if len(readers) <= SHARED_READERS:
+                    keep.update(readers)
+    frontier, seen = list(recheck), set(recheck)
+    for _ in range(FORWARD_STEPS):  # what their values flow into: a repartition two names before its join
+        reached = []
+        for i in frontier:
+            for name in chunks[i].binds & linked:
+                readers = users.get(name, ())
+                if len(readers) <= SHARED_READERS:
+                    for j in readers:
+                        if j not in seen:
+                            seen.add(j)
+                            reached.append(j)
+        keep.update(reached)
+        frontier = reached
+    return _context(chunks, recheck, keep, linked, binders)
+
+
+def _context(chunks: list, recheck: set, keep: set, linked: set, binders: dict) -> tuple[set, set]:
+    """Add to ``keep`` the definitions of what its chunks read, and of what those read; and the common chunks."""
+    frontier = list(keep)
+    for _ in range(DEFINITION_STEPS):
+        reached = []
+        for i in frontier:
+            for name in chunks[i].uses & linked:
+                for j in binders.get(name, ()):
+                    if j not in keep:
+                        keep.add(j)
+                        reached.append(j)
+        frontier = reached
+    keep.update(i for i, c in enumerate(chunks) if c.common)
+    return recheck, keep
+
+
+def _partial_text(lines: list, chunks: list, keep: set) -> str:
+    blank = set()
+    for i, c in enumerate(chunks):
+        if i in keep:
+            continue
+        if _is_header(chunks, i):
+            # a class not kept: every row of it, methods included
+            blank.update(range(c.start, c.end))
+            continue
+        blank.update(range(c.start, c.end))
+    kept_rows = set()
+    for i in keep:
+        c = chunks[i]
+        if _is_header(chunks, i):
+            members = [chunks[j] for j in range(len(chunks)) if chunks[j].parent == i]
+            member_rows = set()
+            for m in members:
+                member_rows.update(range(m.start, m.end))
+            kept_rows.update(r for r in range(c.start, c.end) if r not in member_rows)
+        else:
+            kept_rows.update(range(c.start, c.end))
+    blank -= kept_rows
+    return "\n".join("" if r in blank else line for r, line in enumerate(lines))
+
+
+# ----- merging -----
+
+def chunk_of_rows(chunks: list, nrows: int) -> list:
+    """For each row (0-based), the index of the innermost chunk holding it, or -1."""
+    owner = [-1] * nrows
+    for i, c in enumerate(chunks):
+        if c.parent is None:
+            for r in range(max(0, c.start), min(nrows, c.end)):
+                owner[r] = i
+    for i, c in enumerate(chunks):
+        if c.parent is not None:
+            for r in range(max(0, c.start), min(nrows, c.end)):
+                owner[r] = i
+    return owner
+
+
+def merge(old: State, p: Plan, partial_items: list, new_text: str) -> State:
+    """The new answer: the partial check's items for the rechecked chunks and the rows of no chunk, every other
+    chunk's old items moved by the rows the edit added or removed."""
+    new_lines = new_text.split("\n")
+    new_owner = chunk_of_rows(p.chunks, len(new_lines))
+    old_owner = chunk_of_rows(old.chunks, len(old.lines))
+    items = []
+    for item in partial_items:
+        row = item.finding.location.row - 1
+        owner = new_owner[row] if 0 <= row < len(new_owner) else -1
+        if owner == -1 or owner in p.recheck:
+            items.append(item)
+    old_to_new = {old_i: new_i for new_i, (old_i, _) in p.reused.items()}
+    for item in old.items:
+        row = item.finding.location.row - 1
+        owner = old_owner[row] if 0 <= row < len(old_owner) else -1
+        if owner == -1 or owner not in old_to_new:
+            continue
+        items.append(moved_item(item, p.moves))
+    items.sort(key=lambda i: i.finding.sort_key())
+    return State(new_text, p.chunks, items, exact=False, lines=new_lines)
+
+
+class Moves:
+    """Old rows to new ones around an edit that replaced old rows [lo, hi) (0-based) and added ``delta`` rows."""
+
+    def __init__(self, lo: int, hi: int, delta: int):
+        self.lo, self.hi, self.delta = lo, hi, delta
+
+    def row(self, row0: int) -> int:
+        return row0 if row0 < self.lo else row0 + self.delta
+
+    def inside(self, row0: int) -> bool:
+        return self.lo <= row0 < self.hi
+
+    def touches(self, item) -> bool:
+        """An item with an edit (a fix, its noqa) in the rows that changed: stale wherever it is reported."""
+        edits = list(item.fix_edits or []) + ([item.noqa_edit] if item.noqa_edit is not None else [])
+        return any(self.inside(e.start[0]) or self.inside(e.end[0]) or (e.start[0] < self.lo and e.end[0] >= self.hi)
+                   for e in edits)
+
+
+def _moved_location(loc: Location, moves: Moves) -> Location:
+    row = moves.row(loc.row - 1) + 1
+    if row == loc.row:
+        return loc
+    return replace(loc, row=row, file_row=None if loc.file_row is None else loc.file_row + row - loc.row)
+
+
+def _moved_edit(edit, moves: Moves):
+    if edit is None:
+        return None
+    return replace(edit, start=(moves.row(edit.start[0]), edit.start[1]), end=(moves.row(edit.end[0]), edit.end[1]))
+
+
+def moved_item(item, moves: Moves):
+    """An item of a chunk the edit left alone, every row it names moved past the edit."""
+    if not moves.delta:
+        return item
+    f = item.finding
+    fix = f.fix
+    if fix is not None:
+        fix = dict(fix)
+        fix["edits"] = [_moved_fix_edit(e, moves) for e in fix.get("edits", [])]
+    finding = replace(f, location=_moved_location(f.location, moves),
+                      end_location=_moved_location(f.end_location, moves),
+                      noqa_row=None if f.noqa_row is None else moves.row(f.noqa_row - 1) + 1, fix=fix,
+                      context=[(moves.row(r - 1) + 1, text) for r, text in f.context])
+    return replace(item, finding=finding,
+                   fix_edits=None if item.fix_edits is None else [_moved_edit(e, moves) for e in item.fix_edits],
+                   noqa_edit=_moved_edit(item.noqa_edit, moves))
+
+
+def _moved_fix_edit(edit: dict, moves: Moves) -> dict:
+    out = dict(edit)
+    for key in ("location", "end_location"):
+        loc = out.get(key)
+        if isinstance(loc, dict) and isinstance(loc.get("row"), int):
+            loc = dict(loc)
+            loc["row"] = moves.row(loc["row"] - 1) + 1
+            out[key] = loc
+    return out
+
+
+# ----- the entry point -----
+
+def check(old: State | None, path: str, text: str, settings, language: str) -> tuple:
+    """(the Analysis of ``text``, the State to keep): a partial check when ``old`` allows one, else the file's."""
+    from linter.server.analysis import Analysis, analyse, text_bytes
+
+    p = plan(old, text) if old is not None and old.chunks and language == "python" else None
+    if p is None:
+        analysis = analyse(path, text_bytes(text), settings, language)
+        chunks = split(text) if language == "python" and eligible(text) else None
+        return analysis, State(text, chunks or [], analysis.items, exact=True)
+    # nothing to recheck (an edit of comments or blank lines between statements): the items only move
+    items = analyse(path, text_bytes(p.text), settings, language).items if p.recheck else []
+    state = merge(old, p, items, text)
+    state.exact = old.exact and not p.recheck  # only moved: as exact as the answer it moved
+    return Analysis(items=state.items, texts={None: text}), state

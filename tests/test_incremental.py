@@ -1,0 +1,196 @@
+"""The language server's partial checks (linter/server/incremental.py): what an edit re-checks, and that the
+answer is the whole file's on real code."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import textwrap
+
+import pytest
+
+from linter.config import Resolver
+from linter.server import incremental as inc
+from linter.server.analysis import analyse, text_bytes
+from linter.server.protocol import _same_items
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = sorted(glob.glob(os.path.join(ROOT, "fixtures", "python", "*.py")))
+
+
+def whole(path: str, text: str):
+    settings = Resolver({}, cwd=os.path.dirname(path)).for_path(path)
+    return analyse(path, text_bytes(text), settings, "python")
+
+
+def checked(path: str, text: str):
+    settings = Resolver({}, cwd=os.path.dirname(path)).for_path(path)
+    return inc.check(None, path, text, settings, "python")[1], settings
+
+
+def summary(items) -> list:
+    return [(i.finding.code, i.finding.location.row, i.finding.location.column) for i in items]
+
+
+def helpers(n: int) -> str:
+    """Unrelated module functions: a file long enough that an edit re-checks a small part of it."""
+    return "\n".join(f"def helper_{i}(rows):\n    total = 0\n    for r in rows:\n        total += r * {i}\n"
+                     f"    return total\n\n" for i in range(n))
+
+
+JOB = textwrap.dedent('''\
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    spark = SparkSession.builder.getOrCreate()
+
+
+    def load_orders(day):
+        return spark.read.parquet("s3://lake/orders").filter(F.col("day") == day)
+
+
+    def summarise(orders):
+        rows = orders.groupBy("customer_id").agg(F.sum("amount").alias("total")).collect()
+        return rows
+
+
+    class Report:
+        def __init__(self, day):
+            self.day = day
+            self.orders = load_orders(day)
+
+        def top(self):
+            return self.orders.orderBy(F.desc("amount")).limit(10).collect()
+
+        def everything(self):
+            return self.orders.collect()
+
+
+    ''') + helpers(40)
+
+
+def test_chunks_are_top_level_statements_and_methods_with_scope_aware_names():
+    chunks = inc.split(JOB)
+    heads = [(c.text.split("\n")[0].strip(), c.parent is not None) for c in chunks][:9]
+    assert heads == [
+        ("from pyspark.sql import SparkSession", False), ("from pyspark.sql import functions as F", False),
+        ("spark = SparkSession.builder.getOrCreate()", False), ("def load_orders(day):", False),
+        ("def summarise(orders):", False), ("class Report:", False), ("def __init__(self, day):", True),
+        ("def top(self):", True), ("def everything(self):", True)]
+    by_head = {c.text.split("\n")[0].strip(): c for c in chunks}
+    summarise = by_head["def summarise(orders):"]
+    assert summarise.binds == {"summarise"} and "rows" not in summarise.uses and "orders" not in summarise.uses
+    assert {"F"} <= summarise.uses
+    init = by_head["def __init__(self, day):"]
+    assert {"Report.orders", "Report.day", "Report.__init__"} <= init.binds and "load_orders" in init.uses
+    assert "Report.orders" in by_head["def everything(self):"].uses
+    assert by_head["spark = SparkSession.builder.getOrCreate()"].common  # setup: in every partial check
+    assert by_head["from pyspark.sql import SparkSession"].common and not summarise.common
+
+
+def test_a_global_statement_binds_the_module_name():
+    chunks = inc.split("counter = 0\n\ndef bump():\n    global counter\n    counter += 1\n    local = 2\n")
+    assert "counter" in chunks[1].binds and "local" not in chunks[1].binds
+
+
+def test_an_edit_rechecks_its_chunk_its_callers_and_keeps_the_rest(tmp_path):
+    path = str(tmp_path / "report_job.py")
+    state, settings = checked(path, JOB)
+    assert state.exact and summary(state.items)
+    new = JOB.replace('.alias("total")', '.alias("grand_total")')
+    plan = inc.plan(state, new)
+    assert plan is not None, inc.last_reason
+    rechecked = {plan.chunks[i].text.split("\n")[0].strip() for i in plan.recheck}
+    assert rechecked == {"def summarise(orders):"}
+    kept = {plan.chunks[i].text.split("\n")[0].strip() for i in plan.keep}
+    assert "def helper_3(rows):" not in kept and "from pyspark.sql import SparkSession" in kept
+    assert len(plan.text.split("\n")) == len(new.split("\n"))  # the partial file keeps every row in place
+    analysis, after = inc.check(state, path, new, settings, "python")
+    assert not after.exact
+    assert _same_items(analysis.items, whole(path, new).items)
+
+
+def test_items_below_an_edit_that_adds_rows_move_with_their_lines(tmp_path):
+    path = str(tmp_path / "report_job.py")
+    state, settings = checked(path, JOB)
+    new = JOB.replace("    rows = orders.groupBy", "    # the totals per customer\n    # (one row each)\n"
+                      "    rows = orders.groupBy")
+    analysis, after = inc.check(state, path, new, settings, "python")
+    full = whole(path, new)
+    assert not after.exact and _same_items(analysis.items, full.items)
+    collect = [i for i in analysis.items if i.finding.code == "SPK101" and "self.orders.collect" in
+               new.split("\n")[i.finding.location.row - 1]]
+    assert collect and collect[0].noqa_edit.start[0] == collect[0].finding.location.row - 1
+
+
+def test_edits_that_need_the_whole_file(tmp_path):
+    path = str(tmp_path / "report_job.py")
+    state, _ = checked(path, JOB)
+    cases = {
+        "import os\n" + JOB: "imports",
+        JOB.replace("def top(self):", "def top(self)"): "do not parse",
+        JOB.replace("class Report:", "class Report(object):"): "class",
+        JOB.replace("rows = orders", "rows = orders  # noqa: SPK101\n    rows = orders", 1): "suppression",
+        "# Databricks notebook source\n" + JOB: "",
+    }
+    for text, reason in cases.items():
+        assert inc.plan(state, text) is None
+        assert reason in inc.last_reason
+
+
+def test_a_partial_answer_can_differ_and_says_it_is_not_exact(tmp_path):
+    """A value followed through more renames than a partial check reads: why the server verifies."""
+    job = textwrap.dedent('''\
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        stores = spark.read.parquet("s3://bucket/stores")
+        sales = spark.read.parquet("s3://bucket/sales")
+
+        spread = stores.repartition(50)
+        first = spread.withColumnRenamed("id", "store_id")
+        second = first.withColumnRenamed("name", "store_name")
+        third = second.withColumnRenamed("city", "store_city")
+        joined = sales.join(third, "store_id")
+        joined.write.mode("overwrite").saveAsTable("mart.sales_by_store")
+
+        ''') + helpers(30)
+    path = str(tmp_path / "chain_job.py")
+    state, settings = checked(path, job)
+    assert [c for c, *_ in summary(state.items)] == ["SPK418"]
+    new = job.replace("repartition(50)", "repartition(50)  # spread the stores")
+    analysis, after = inc.check(state, path, new, settings, "python")
+    assert not after.exact and summary(analysis.items) == []  # the join is four names on
+    assert summary(whole(path, new).items) == [("SPK418", 7, 17)]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[os.path.basename(p) for p in FIXTURES])
+def test_partial_answers_on_the_fixture_jobs_are_the_whole_files(path):
+    """Code rows spread over each fixture job, each edited one of three ways (a comment, a letter in a string,
+    a longer name): wherever a partial check is made, its answer is the whole file's."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read() + "\n\n" + helpers(60)
+    state, settings = checked(path, text)
+    lines = text.split("\n")
+    own = len(lines) - 360
+    rows = [r for r, line in enumerate(lines[:own]) if line.strip() and not line.lstrip().startswith("#")
+            and "expect:" not in line]
+    partial = 0
+    for k, row in enumerate(rows[::max(1, len(rows) // 9)]):
+        line = lines[row]
+        quote = re.search(r"[\"'][a-z_]", line)
+        name = re.search(r"\b([a-z_][a-z0-9_]{2,})\b(?=\s*=[^=])", line)
+        if k % 3 == 1 and quote:
+            edited = line[:quote.start() + 1] + "x" + line[quote.start() + 1:]
+        elif k % 3 == 2 and name:
+            edited = line[:name.end(1)] + "_v2" + line[name.end(1):]
+        else:
+            edited = line + "  # reviewed"
+        new = "\n".join(lines[:row] + [edited] + lines[row + 1:])
+        if inc.plan(state, new) is None:
+            continue
+        analysis, _ = inc.check(state, path, new, settings, "python")
+        partial += 1
+        assert _same_items(analysis.items, whole(path, new).items), (row + 1, edited)
+    assert partial > 0
