@@ -49,6 +49,24 @@ def test_count_emptiness_keeps_the_answer(spark, tmp_path):
     assert (before["a"], before["b"], before["c"]) == (after["a"], after["b"], after["c"]) == (True, True, True)
 
 
+def test_count_emptiness_fetch_of_one_row_keeps_the_answer(spark, tmp_path):
+    code = SETUP + "a = len(people.take(3)) > 0\nb = len(empty.head(10)) == 0\nc = not people.tail(2)\n"
+    new = fixed(tmp_path, code, target="3.2")  # no `isEmpty()` involved: the fix holds on any Spark
+    assert "take(1)" in new and "head(1)" in new and "tail(1)" in new
+    before, after = run(spark, code), run(spark, new)
+    assert (before["a"], before["b"], before["c"]) == (after["a"], after["b"], after["c"]) == (True, True, False)
+
+
+def test_inner_join_on_deduplicated_keys_as_left_semi_keeps_rows_and_schema(spark, tmp_path):
+    code = SETUP + ("orders = spark.createDataFrame([(1, 10), (1, 11), (3, 12), (9, 13)], 'id INT, amount INT')\n"
+                    "ids = people.filter('active').select('id').distinct()\nkept = orders.join(ids, 'id')\n")
+    new = fixed(tmp_path, code)
+    assert "how='left_semi'" in new
+    before, after = run(spark, code)["kept"], run(spark, new)["kept"]
+    assert rows(before) == rows(after) and before.columns == after.columns == ["id", "amount"]
+    assert sorted(r.amount for r in after.collect()) == [10, 11, 12]
+
+
 def test_none_comparison_fix_gives_the_intended_rows(spark, tmp_path):
     code = SETUP + "missing = people.filter(F.col('email') == None)\nknown = people.filter(people.email != None)\n"
     new = fixed(tmp_path, code, unsafe=True)

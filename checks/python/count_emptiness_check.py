@@ -3,7 +3,7 @@ import libcst as cst
 from checks.python._driver import shown
 from checks.python._fixes import atom, replace
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, literal_int, method_name
+from linter.semantic import DATAFRAME, literal_int, method_name, positional_args
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 
@@ -12,6 +12,8 @@ _EMPTY = {("==", 0), ("<", 1), ("<=", 0)}
 _NOT_EMPTY = {(">", 0), ("!=", 0), (">=", 1)}
 _OPS = {cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<", cst.LessThanEqual: "<=",
         cst.GreaterThan: ">", cst.GreaterThanEqual: ">="}
+# Actions that fetch `n` rows and stop there: a test for rows of one of them costs what `isEmpty()` does at n = 1.
+_FETCHES = ("take", "head", "tail")
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 
 
@@ -22,17 +24,38 @@ class CountEmptinessCheck(PythonRule):
     `df.count() > 0`, `== 0`, `>= 1`, `!= 0`, `< 1`, `if df.count():`,
     `not df.count()`, `bool(df.count())`, `if ready and df.count():` (each
     operand of `and` / `or` is a test), `n = df.count()` whose only use is
-    `n > 0` (or `if not n:`), `df.rdd.isEmpty()`, and `len(df.collect()) > 0`
-    (or `len(df.take(n))` of the same kind). A `count()` whose number is used
-    (printed, logged, stored) is not reported.
+    `n > 0` (or `if not n:`), `df.rdd.isEmpty()`, and `len(df.collect()) > 0`.
+    A `count()` whose number is used (printed, logged, stored) is not
+    reported.
+
+    It also finds the same test made with more rows than one:
+    `len(df.take(n)) == 0`, `len(df.head(n)) > 0`, `not df.tail(n)` (or
+    `df.take(n)` tested for truth) where `n` is more than 1 or not a literal,
+    and `len(df.limit(n).collect())` of the same kind.
+
+    Not reported: the one-row forms, `len(df.take(1)) == 0`,
+    `len(df.head(1)) > 0`, `not df.tail(1)`, `df.first() is None`,
+    `len(df.limit(1).collect()) == 0`, `df.limit(1).count() > 0`. They stop
+    at the first row they find, as `isEmpty()` does, and cost no more (see
+    below): rewriting them changes style, not work.
 
     ## Why is this bad?
     `count()` runs a job that reads every row of every partition to produce a
-    number that is then thrown away. `isEmpty()` (Spark 3.3+) stops at the
-    first row it finds; `len(df.collect())` is worse still, as it also ships
-    every row to the driver. `df.rdd.isEmpty()` stops early too, but through
-    the RDD API: rows are serialised to Python objects to answer a yes/no
-    question that `isEmpty()` answers in the JVM.
+    number that is then thrown away. `isEmpty()` (Spark 3.3+) reads at most
+    one row of each partition; `len(df.collect())` is worse than `count()`,
+    as it also ships every row to the driver. `df.rdd.isEmpty()` stops early
+    too, but through the RDD API: rows are serialised to Python objects to
+    answer a yes/no question that `isEmpty()` answers in the JVM.
+
+    `take(n)`, `head(n)` and `tail(n)` stop early as well: they read one
+    partition (the last one for `tail`), then more only while fewer than `n`
+    rows have been found. With `n = 1` that is the cheapest test there is:
+    on local Spark 4.3, over 40 partitions with rows in each, `take(1)`,
+    `head(1)`, `tail(1)` and `limit(1).collect()` each ran 1 task, and
+    `isEmpty()` ran 41 (one row from every partition, then one task to
+    gather them). With a larger `n`, the test waits for `n` rows instead of
+    one, reads the partitions it takes to find them and ships them all to
+    the driver, to be thrown away.
 
     ## Example
     ```python
@@ -52,18 +75,24 @@ class CountEmptinessCheck(PythonRule):
     otherwise): `df.count() > 0` becomes `not df.isEmpty()`, `== 0` becomes
     `df.isEmpty()`, `if df.count():` becomes `if not df.isEmpty():`, and
     `len(df.collect()) > 0` becomes `not df.isEmpty()`, `df.rdd.isEmpty()`
-    becomes `df.isEmpty()`. The test's value is the
-    same for every DataFrame; only the work to compute it shrinks.
+    becomes `df.isEmpty()`. A literal `n` of `take(n)`, `head(n)` or
+    `tail(n)` becomes `1`, on any Spark: at least one row of `n` exists
+    exactly when one row does. The test's value is the same for every
+    DataFrame; only the work to compute it shrinks. `take(n)` of a variable
+    `n` has no fix (`take(0)` is always empty).
 
     ## References
-    - PySpark API: `DataFrame.isEmpty` (new in 3.3.0).
+    - PySpark API: `DataFrame.isEmpty` (new in 3.3.0), `DataFrame.take`,
+      `DataFrame.tail`.
+    - Spark source, `SparkPlan.executeTake` (the partitions read per try
+      grow by `spark.sql.limit.scaleUpFactor` while too few rows are found).
     """
 
     code = "SPK103"
     skip_in_tests = True
     name = "count-emptiness-check"
     summary = "`count()` (or `len(collect())`) used only to test for rows"
-    triggers = ("count", "collect", "take", "tail", "isEmpty")
+    triggers = ("count", "collect", "take", "head", "tail", "isEmpty")
     fix = "safe"
     min_spark = "3.3"
     doc_setup = 'orders = spark.table("orders")\n'
@@ -85,7 +114,14 @@ class CountEmptinessCheck(PythonRule):
         Invalid(_SETUP + "ok = flag and not orders.count()\n", fixed=_SETUP + "ok = flag and orders.isEmpty()\n"),
         Invalid(_SETUP + "def load(data):\n    count = data.where('ok').count()\n    if not count:\n"
                 "        raise SystemExit('empty')\n    data.write.parquet('out')\n"),
-        Invalid(_SETUP + "if not orders.tail(1):\n    pass\n", fixed=_SETUP + "if orders.isEmpty():\n    pass\n"),
+        Invalid(_SETUP + "if not orders.tail(5):\n    pass\n", fixed=_SETUP + "if not orders.tail(1):\n    pass\n"),
+        Invalid(_SETUP + "if len(orders.take(1000)) == 0:\n    pass\n",
+                fixed=_SETUP + "if len(orders.take(1)) == 0:\n    pass\n"),
+        Invalid(_SETUP + "found = len(orders.filter('amount < 0').head(20)) > 0\n",
+                fixed=_SETUP + "found = len(orders.filter('amount < 0').head(1)) > 0\n"),
+        Invalid(_SETUP + "def load(data, n):\n    if len(data.take(n)) == 0:\n        return\n"
+                "    data.write.parquet('out')\n"),
+        Invalid(_SETUP + "if len(orders.limit(50).collect()) > 0:\n    pass\n"),
         Invalid(_SETUP + "def load(data):\n    n = data.where('ok').count()\n    if n > 0:\n"
                 "        data.write.parquet('out')\n"),
         Invalid(_SETUP + "def load(data, ready):\n    if ready and data.where('ok').count():\n"
@@ -108,6 +144,16 @@ class CountEmptinessCheck(PythonRule):
         Valid(_SETUP + "if not orders.isEmpty():\n    pass\n"),
         Valid("items = [1, 2]\nif items.count(1) > 0:\n    pass\n"),
         Valid(_SETUP + "if len(orders.head(1)) > 0:\n    pass\n"),
+        # one row fetched: as cheap as `isEmpty()` (cheaper in tasks on Spark 4.3), so a rewrite changes nothing
+        Valid(_SETUP + "if len(orders.take(1)) == 0:\n    pass\n"),
+        Valid(_SETUP + "from pyspark.sql import Window, functions as F\nw = Window.partitionBy('customer_id')\n"
+              "dups = orders.withColumn('n', F.count('*').over(w)).filter(F.col('n') > 1)\n"
+              "unique = len(dups.take(1)) == 0\n"),
+        Valid(_SETUP + "if not orders.tail(1):\n    pass\n"),
+        Valid(_SETUP + "if not orders.take(1):\n    pass\n"),
+        Valid(_SETUP + "if len(orders.limit(1).collect()) == 0:\n    pass\n"),
+        Valid(_SETUP + "if orders.head() is None:\n    pass\n"),
+        Valid(_SETUP + "if len(orders.limit(5).collect()) > 1:\n    pass\n"),
         Valid(_SETUP + "def load(data):\n    count = data.count()\n    if not count:\n        return 0\n    return count\n"),
         Valid(_SETUP + "if len(orders.take(5)) > 3:\n    pass\n"),
         Valid(_SETUP + "def load(data):\n    n = data.count()\n    if n > 1000:\n        data.write.parquet('out')\n"),
@@ -139,16 +185,20 @@ class CountEmptinessCheck(PythonRule):
         found, call, scope = self._counts[test.value]
         if scope is not self._scope_node() or _uses(scope, test.value) != 2:
             return False
-        receiver, text = found
+        receiver, text = found[0], found[1]
         self.ctx.report(self, call, f"`{text}` reads every row only to test whether `{shown(self.ctx, receiver)}` "
                         "has any (the number is used only in that test)",
                         help=f"test `{shown(self.ctx, receiver)}.isEmpty()` instead, which stops at the first row")
         return True
 
     def _counted(self, node, truth: bool = False):
-        """The DataFrame of ``x.count()`` / ``len(x.collect())``, with the call text; else None.
+        """What ``x.count()`` / ``len(x.collect())`` / ``len(x.take(n))`` fetches to test for rows; else None.
 
-        ``truth``: the node is tested for truth, where ``x.tail(n)`` is a test for rows too.
+        The answer is (x, call text, rows, the fetching call): ``rows`` is ``"count"`` (every row read for a
+        number), ``"all"`` (every row shipped), an int (at most that many rows shipped) or None (``take(n)`` of an
+        unknown ``n``).  A fetch of one row at most (``take(1)``, ``head(1)``, ``tail(1)``, a ``limit(1)``
+        collected) is None: it stops at the first row it finds, as ``isEmpty()`` does, and costs no more.
+        ``truth``: the node is tested for truth, where ``x.take(n)`` / ``x.head(n)`` / ``x.tail(n)`` is a test too.
         """
         if not isinstance(node, cst.Call):
             return None
@@ -157,26 +207,50 @@ class CountEmptinessCheck(PythonRule):
             value = self.ctx.semantic.infer(receiver)
             if value is not None and value.kind == DATAFRAME and not isinstance(value.bound, int):
                 # (a `limit(1)` or one-row aggregate counts at no cost)
-                return receiver, f"{shown(self.ctx, receiver)}.count()"
-        if method_name(node) == "tail" and truth:
-            receiver = node.func.value
-            if self.ctx.semantic.is_dataframe(receiver):
-                return receiver, f"{shown(self.ctx, node)}"
+                return receiver, f"{shown(self.ctx, receiver)}.count()", "count", node
+        if method_name(node) in _FETCHES and truth and self.ctx.semantic.is_dataframe(node.func.value):
+            return self._fetched(node, f"{shown(self.ctx, node)}")
         if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
             inner = node.args[0].value
-            if isinstance(inner, cst.Call) and method_name(inner) in ("collect", "take", "tail") \
+            if isinstance(inner, cst.Call) and method_name(inner) in ("collect", *_FETCHES) \
                     and not self.ctx.semantic.is_bound("len"):
-                receiver = inner.func.value
-                value = self.ctx.semantic.infer(receiver)
+                value = self.ctx.semantic.infer(inner.func.value)
                 if value is not None and value.kind == DATAFRAME:
-                    return receiver, f"len({shown(self.ctx, inner)})"
+                    return self._fetched(inner, f"len({shown(self.ctx, inner)})")
         return None
+
+    def _fetched(self, call: cst.Call, text: str):
+        """``x.collect()`` / ``x.take(n)`` / ``x.head(n)`` / ``x.tail(n)`` as ``_counted`` answers; None for one row."""
+        receiver = call.func.value
+        value = self.ctx.semantic.infer(receiver)
+        bound = value.bound if value is not None and isinstance(value.bound, int) else None
+        if method_name(call) == "collect":
+            rows = "all" if bound is None else bound
+        else:
+            args = positional_args(call)
+            if len(args) != 1 or len(call.args) != 1:
+                return None  # `head()` is one Row or None
+            n = literal_int(args[0])
+            rows = n if bound is None else bound if n is None else min(n, bound)
+        if isinstance(rows, int) and rows <= 1:
+            return None
+        return receiver, text, rows, call
 
     def _report(self, node, found, empty: bool, replaced=None):
         """``empty``: the test is true when there are no rows; ``replaced``: the node the fix rewrites."""
-        receiver, text = found
+        receiver, text, rows, call = found
         name = shown(self.ctx, receiver)
         fix = None
+        if rows not in ("count", "all"):
+            # `take(n)` stops early too: what it wastes is the rows after the first, and the partitions read for them
+            args = positional_args(call)
+            if method_name(call) in _FETCHES and literal_int(args[0]) is not None:
+                fix = replace(args[0], "1", "Fetch one row")  # a test for rows of `take(n)` is one of `take(1)`
+            shipped = f"up to {rows} rows" if isinstance(rows, int) else "rows"
+            self.ctx.report(self, node, f"`{text}` brings {shipped} to the driver only to test whether `{name}` "
+                            "has any", help=f"fetch one row (`len({name}.take(1)) == 0`): it stops at the first "
+                            "row, as `isEmpty()` does", fix=fix)
+            return
         if self.ctx.settings.target_spark >= (3, 3):
             help = f"use `{name}.isEmpty()`, which stops at the first row"
             test = f"{atom(self.ctx, receiver)}.isEmpty()"
@@ -184,8 +258,7 @@ class CountEmptinessCheck(PythonRule):
                           "Use `isEmpty()`")
         else:
             help = f"use `len({name}.head(1)) == 0` (`isEmpty()` needs Spark 3.3; target-spark is older)"
-        # `len(df.take(1))` reads few rows, but ships them to the driver to answer a yes/no question
-        what = "brings rows to the driver" if ".take(" in text else "reads every row"
+        what = "reads every row" if rows == "count" else "brings every row to the driver"
         self.ctx.report(self, node, f"`{text}` {what} only to test whether `{name}` has any",
                         help=help, fix=fix)
 
@@ -217,7 +290,7 @@ class CountEmptinessCheck(PythonRule):
                 self._report(node, found, empty=not empty, replaced=parent)
             else:
                 self._report(node, found, empty=empty)
-        elif found[1].startswith("len(") and method_name(counted.args[0].value) == "collect":
+        elif found[2] == "all":
             receiver = found[0]
             self.ctx.report(self, counted, f"`{found[1]}` brings every row to the driver to count them",
                             help=f"count on the cluster: `{shown(self.ctx, receiver)}.count()`",
