@@ -124,6 +124,20 @@ def test_items_below_an_edit_that_adds_rows_move_with_their_lines(tmp_path):
     assert collect and collect[0].noqa_edit.start[0] == collect[0].finding.location.row - 1
 
 
+def test_typing_through_a_syntax_error_stays_partial(tmp_path):
+    """`orders.` does not parse (SPK001, the whole file); `orders.limit(5)` is planned from the last text that
+    did, so typing on after the error is partial again."""
+    path = str(tmp_path / "report_job.py")
+    state, settings = checked(path, JOB)
+    half = JOB.replace("return rows\n", "return rows.\n", 1)
+    analysis, kept = inc.check(state, path, half, settings, "python")
+    assert [i.finding.code for i in analysis.items] == ["SPK001"] and kept is state
+    done = JOB.replace("return rows\n", "return rows[:5]\n", 1)
+    assert inc.plan(kept, done) is not None, inc.last_reason
+    analysis, after = inc.check(kept, path, done, settings, "python")
+    assert not after.exact and _same_items(analysis.items, whole(path, done).items)
+
+
 def test_edits_that_need_the_whole_file(tmp_path):
     path = str(tmp_path / "report_job.py")
     state, _ = checked(path, JOB)

@@ -58,6 +58,9 @@ _SQL_START = re.compile(r"(?is)^\s*(?:\(\s*)?(?:select|insert|create|merge|with|
                         r"uncache|truncate|refresh|from|msck|analyze|optimize|vacuum|set|describe|show)\b")
 _SETUP_CALLS = ("SparkSession.builder", "SparkConf(", "SparkContext(", ".config(", "conf.set(", "setConf(",
                 "getOrCreate(")
+# imports a partial check keeps whether or not its chunks read them: what tells a file's frames apart
+_SPARK_IMPORT = re.compile(r"\b(?:pyspark|delta|awsglue|dlt|databricks|pandas|polars|dask|ibis|sqlalchemy|django|"
+                           r"__future__)\b")
 _SQL_SET = re.compile(r"(?i)[\"']\s*set\s+spark\.")  # spark.sql("SET spark.sql....=...")
 _WHOLE_FILE_WORDS = ("noqa", "sparkcheck", "magic", "command ---", "cell ***", "metadata ***", "coding")
 _NOTEBOOK_MARKERS = ("# Databricks notebook source", "# Fabric notebook source", "# COMMAND ----------",
@@ -80,6 +83,7 @@ class Chunk:
     parent: int | None = None  # index of its class's header chunk (a method)
     indent: int = 0  # columns of the statement's first line (4 for a method)
     defs: frozenset = frozenset()  # the names it binds by `def` or `class`
+    imports: bool = False  # an import statement (kept in a partial check only when read, or Spark's)
 
 
 @dataclass
@@ -139,7 +143,7 @@ def _chunks(body: list, lines: list, row_offset: int, indent: int, first: bool =
         binds, uses = _names(node)
         defs = frozenset({node.name}) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else frozenset()
         out.append(Chunk(start, end, "\n".join(lines[start:end]), frozenset(binds), frozenset(uses), common,
-                         None, indent, defs))
+                         None, indent, defs, isinstance(node, (ast.Import, ast.ImportFrom))))
     return out
 
 
@@ -700,7 +704,12 @@ def _context(chunks: list, recheck: set, keep: set, linked: set, binders: dict) 
                         keep.add(j)
                         reached.append(j)
         frontier = reached
-    keep.update(i for i, c in enumerate(chunks) if c.common)
+    used: set = set()
+    for i in keep:
+        used |= chunks[i].uses
+    for i, c in enumerate(chunks):
+        if c.common and (not c.imports or c.binds & used or _SPARK_IMPORT.search(c.text)):
+            keep.add(i)  # setup always; an import when a kept chunk reads it, or when it is Spark's own
     return recheck, keep
 
 
@@ -839,6 +848,9 @@ def check(old: State | None, path: str, text: str, settings, language: str) -> t
     if p is None:
         analysis = analyse(path, text_bytes(text), settings, language)
         chunks = split(text) if language == "python" and eligible(text) else None
+        if chunks is None and old is not None and old.chunks and language == "python" and eligible(text):
+            # half-typed (`rows = orders.`): the next edit is planned from the last text that parsed
+            return analysis, old
         return analysis, State(text, chunks or [], analysis.items, exact=True)
     # nothing to recheck (an edit of comments or blank lines between statements): the items only move
     items = analyse(path, text_bytes(p.text), settings, language).items if p.recheck else []

@@ -323,7 +323,7 @@ class SparkcheckServer(LanguageServer):
         old = kept[1] if kept is not None and kept[0] == generation else None
         analysis, state = incremental.check(old, target.path, text, settings, language)
         self.states[target.key] = (generation, state)
-        if not state.exact:
+        if not state.exact and state.text == text:  # partial (not the last good state kept for a half-typed text)
             self.start_verify(target, generation, settings, language)
         return analysis
 
