@@ -1,10 +1,28 @@
+import re
+
 import libcst as cst
 
 from checks.python._callees import ACTIONS, assigned_names, callee_actions
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, method_name
+from linter.semantic import (
+    DATAFRAME,
+    SESSION,
+    literal_string,
+    method_name,
+    positional_args,
+)
+from linter.semantic.bounds import template_text
 from linter.semantic.values import target_names
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_LOOP_NAMES = {cst.For: "`for` loop", cst.While: "`while` loop", cst.ListComp: "list comprehension",
+               cst.SetComp: "set comprehension", cst.DictComp: "dict comprehension", cst.GeneratorExp: "generator"}
+# SQL commands Spark runs when `spark.sql(...)` is called, keeping their few rows on the driver.
+_SHOW_WORDS = frozenset(
+    ["CREATE", "TABLE", "TABLES", "DATABASES", "SCHEMAS", "COLUMNS", "PARTITIONS", "TBLPROPERTIES", "FUNCTIONS", "VIEWS", "CATALOGS", "EXTENDED"]
+)
+_COMMAND = re.compile(r"^\s*(?:SHOW|DESCRIBE|DESC|EXPLAIN)\b", re.IGNORECASE)
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -19,9 +37,7 @@ def chain_root(node):
     while True:
         if isinstance(node, cst.Call):
             node = node.func
-        elif isinstance(node, cst.Attribute):
-            node = node.value
-        elif isinstance(node, cst.Subscript):
+        elif isinstance(node, (cst.Attribute, cst.Subscript)):
             node = node.value
         else:
             return node if isinstance(node, cst.Name) else None
@@ -50,7 +66,16 @@ class ActionInLoop(PythonRule):
     function or method this file defines whose body runs an action on the
     parameter it is given (`null_share(events, c)` counting `df`) is that
     action, over the caller's DataFrame (one level is read: a helper calling
-    a helper is not followed; a parameter the body rebinds is not).
+    a helper is not followed; inside it, frames made from the parameter by
+    transformations count, a parameter rebound from something else does not).
+    A comprehension or generator expression is a loop too: its element runs
+    once per item (`[events.filter(F.col("day") == d).count() for d in
+    days]`). One job per iteration is reported even on a frame made in the
+    loop when nothing needs it: `.rdd` (then `map`, `collect` ...) of a SQL
+    command (`spark.sql(f"SHOW CREATE TABLE {t}")`, `DESCRIBE`, `EXPLAIN`).
+    Spark runs a command when `spark.sql` is called and keeps its rows on the
+    driver: `collect()` or `first()` of that DataFrame runs no job, but the
+    RDD conversion starts one (and Python workers) for each table of the loop.
 
     ## Why is this bad?
     Every action is a Spark job: planning, scheduling, and a full read of the
@@ -71,6 +96,8 @@ class ActionInLoop(PythonRule):
     daily = events.where(F.col("day").isin(days)).groupBy("day").count()
     daily.write.mode("overwrite").saveAsTable("reports.daily_counts")
     ```
+    For a command per table, collect the command's own DataFrame:
+    `spark.sql(f"SHOW CREATE TABLE {t}").collect()[0][0]` runs no job.
 
     ## Fix safety
     No fix: the single query depends on what the loop computes.
@@ -84,7 +111,7 @@ class ActionInLoop(PythonRule):
     skip_in_tests = True
     name = "action-in-loop"
     summary = "a DataFrame action runs a Spark job on every iteration of a loop"
-    triggers = (*ACTIONS, "onData")
+    triggers = (*ACTIONS, "onData", "write", "evaluate")
     doc_setup = 'days = ["2024-01-01", "2024-01-02"]\n'
 
     invalid = (
@@ -116,12 +143,34 @@ class ActionInLoop(PythonRule):
         Invalid(_SETUP + "class Checks:\n    @staticmethod\n    def total(df, rule):\n"
                 "        return df.agg(F.sum(rule)).collect()\n\n    def run(self, rules):\n"
                 "        for rule in rules:\n            self.total(events, rule)\n"),
+        Invalid(_SETUP + "counts = [events.filter(F.col('day') == d).count() for d in ['2024-01-01', '2024-01-02']]\n"),
+        Invalid(_SETUP + "for d in ['2024-01-01', '2024-01-02']:\n    for row in events.filter(F.col('day') == d).collect():\n"
+                "        print(row)\n"),
+        Invalid(_SETUP + "shares = {c: events.filter(F.col(c).isNull()).count() for c in events.columns}\n"),
+        Invalid(_SETUP + "def summarise(df, rule_type):\n    exploded = df.select(F.explode(rule_type).alias('r'))\n"
+                "    totals = exploded.groupBy('r').count()\n    return totals.collect()\n\n"
+                "for rule_type in ['row', 'agg']:\n    summarise(events, rule_type)\n"),
+        Invalid(_SETUP + "def save(df, table, stats):\n    if not stats:\n        df = df.withColumn('run', F.lit(1))\n"
+                "    writer = df.write.mode('append')\n    writer.saveAsTable(table)\n\n"
+                "for t in ['a', 'b']:\n    save(events, t, False)\n"),
+        Invalid(_SETUP + "def get_ddl(db, table):\n"
+                "    return spark.sql(f'SHOW CREATE TABLE {db}.{table}').rdd.map(lambda r: r[0]).collect()[0]\n\n"
+                "ddls = [get_ddl('sales', t) for t in spark.catalog.listTables('sales')]\n"),
+        Invalid(_SETUP + "for t in ['a', 'b']:\n    cols = spark.sql(f'DESCRIBE {t}').rdd.map(lambda r: r.col_name).collect()\n"),
     )
     valid = (
         Valid(_SETUP + "for t in ['a', 'b']:\n    print(spark.table(t).count())\n"),
         Valid(_SETUP + "def size(df):\n    return df.count()\n\nfor t in ['a', 'b']:\n    print(size(spark.table(t)))\n"),
-        Valid(_SETUP + "def size(df):\n    df = df.limit(0)\n    return df.count()\n\nfor t in ['a', 'b']:\n"
-              "    print(size(events))\n"),
+        Valid(_SETUP + "def size(df, name):\n    if name:\n        df = spark.table(name)\n    return df.count()\n\n"
+              "for t in ['a', 'b']:\n    print(size(events, t))\n"),
+        Valid(_SETUP + "def empty_like(df, table):\n    df = df.limit(0)\n    df.write.saveAsTable(table)\n\n"
+              "for t in ['a', 'b']:\n    empty_like(events, t)\n    print(events.limit(0).count())\n"),
+        Valid(_SETUP + "def by_key(df):\n    return df.groupBy('k').count()\n\nfor t in ['a', 'b']:\n"
+              "    totals = by_key(events)\n"),
+        Valid(_SETUP + "ddls = [spark.sql(f'SHOW CREATE TABLE {t}').collect()[0][0] for t in ['a', 'b']]\n"),
+        Valid(_SETUP + "sizes = [spark.table(t).count() for t in ['a', 'b']]\n"),
+        Valid(_SETUP + "totals = [r['n'] for r in events.groupBy('day').agg(F.count('*').alias('n')).collect()]\n"),
+        Valid(_SETUP + "counts = [df.count() for df in [events, events.limit(5)]]\n"),
         Valid(_SETUP + "for path in ['/a', '/b']:\n    batch = spark.read.parquet(path)\n    print(batch.count())\n"),
         Valid(_SETUP + "for path in ['/a', '/b']:\n    batch = spark.read.parquet(path).filter('x > 1')\n"
               "    print(batch.count())\n"),
@@ -140,18 +189,36 @@ class ActionInLoop(PythonRule):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.loops: list = []  # (loop node, names bound inside it)
+        self.reported_commands: set = set()  # id() of the command actions of called functions already reported
+        self.current = None  # the index in `loops` of the loop the visited call runs in, per iteration
 
     def _enter(self, node, body) -> None:
         self.loops.append((node, None))  # names bound in the loop: computed when first needed
 
     def _bound_inside(self) -> set:
-        loop, names = self.loops[-1]
+        loop, names = self.loops[self.current]
         if names is None:
-            names = assigned_names([loop.body])
-            if isinstance(loop, cst.For):
-                target_names(loop.target, names)
-            self.loops[-1] = (loop, names)
+            if isinstance(loop, _COMPREHENSIONS):
+                names = set()
+                comp = loop.for_in
+                while comp is not None:
+                    target_names(comp.target, names)
+                    comp = comp.inner_for_in
+            else:
+                names = assigned_names([loop.body])
+                if isinstance(loop, cst.For):
+                    target_names(loop.target, names)
+            self.loops[self.current] = (loop, names)
         return names
+
+    def _enter_comprehension(self, node) -> None:
+        self.loops.append((node, None))
+
+    def _leave_comprehension(self, node) -> None:
+        self.loops.pop()
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_comprehension
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comprehension
 
     def visit_For(self, node: cst.For) -> None:
         self._enter(node, node.body)
@@ -180,14 +247,21 @@ class ActionInLoop(PythonRule):
     def visit_Call(self, node: cst.Call) -> None:
         if not self.loops or self.loops[-1] is None:
             return
+        self.current = self._repeating_loop()
+        if self.current is None:
+            return
         method = method_name(node)
         if method == "run":
             receiver = self._data_quality_run(node)
         elif method in ACTIONS:
             receiver = node.func.value
+            if self._command_job(node, node, None):
+                return
         else:
             # a helper of this file that runs an action on what it is given (`null_share(orders, c)`)
             for action in callee_actions(self.ctx, node):
+                if action.call is not None and self._command_job(node, action.call, action.target):
+                    return
                 if self._check(node, action.target, f"`{shown(self.ctx, node.func)}(...)` (its `{action.method}()`)"):
                     return
             return
@@ -197,11 +271,97 @@ class ActionInLoop(PythonRule):
             f"a data quality run over `{shown(self.ctx, receiver)}`"
         self._check(node, receiver, shown_call)
 
+    def _repeating_loop(self):
+        """The index in ``self.loops`` of the innermost loop that runs the node being visited once per iteration:
+        the node is in a loop's body (or a `while` loop's test), a comprehension's element, conditions or inner
+        iterables. A `for` loop's iterable, or a comprehension's first one, runs once for the loop around it (`for
+        t in tables: for row in spark.table(t).collect()`: per iteration of the outer loop). None: no loop does,
+        up to the enclosing function."""
+        ancestors = {id(a) for a in self.ctx.ancestors}
+        for index in range(len(self.loops) - 1, -1, -1):
+            entry = self.loops[index]
+            if entry is None:
+                return None  # a function or lambda defined in the loop: its body does not run per iteration
+            loop = entry[0]
+            if isinstance(loop, cst.For):
+                repeated = [loop.body]
+            elif isinstance(loop, cst.While):
+                repeated = [loop.body, loop.test]
+            else:
+                repeated = [loop.key, loop.value] if isinstance(loop, cst.DictComp) else [loop.elt]
+                comp = loop.for_in
+                while comp is not None:
+                    repeated += [i.test for i in comp.ifs]
+                    if comp.inner_for_in is not None:
+                        repeated.append(comp.inner_for_in.iter)
+                    comp = comp.inner_for_in
+            if any(id(r) in ancestors for r in repeated):
+                return index
+        return None
+
+    def _command_job(self, node: cst.Call, action: cst.Call, session) -> bool:
+        """Report `node` when `action` (the visited call, or the action a called function runs) is an action over
+        `.rdd` of a SQL command's result (`spark.sql("SHOW CREATE TABLE t").rdd.map(...).collect()`): the command ran
+        on the driver, and the RDD makes a job of its rows on every iteration. `session`: the caller's expression
+        for the callee's session name, or None when the action is in the caller."""
+        if method_name(action) not in ACTIONS:
+            return False
+        current, through_rdd = action.func.value, False
+        while isinstance(current, (cst.Call, cst.Attribute, cst.Subscript)):
+            if isinstance(current, cst.Attribute) and current.attr.value == "rdd":
+                through_rdd = True
+            if isinstance(current, cst.Call) and method_name(current) == "sql" and through_rdd:
+                break
+            current = current.func if isinstance(current, cst.Call) else current.value
+        else:
+            return False
+        owner = current.func.value
+        args = positional_args(current)
+        if not args or not isinstance(owner, cst.Name):
+            return False
+        text = literal_string(args[0])
+        if text is None and isinstance(args[0], cst.FormattedString):
+            text = template_text(args[0])
+        if text is None or not _COMMAND.match(text):
+            return False
+        if session is None:
+            session = owner
+        elif not (isinstance(session, cst.Name) and session.value == owner.value):
+            return False
+        value = self.ctx.semantic.infer(session)
+        if value is None or value.kind != SESSION:
+            return False
+        words = text.upper().split()
+        command = words[0]
+        for word in words[1:]:  # `SHOW CREATE TABLE`, `SHOW TABLES`, not the names after them
+            if word not in _SHOW_WORDS or command.split()[0] != "SHOW":
+                break
+            command += " " + word
+        loop = _LOOP_NAMES[type(self.loops[self.current][0])]
+        what = f"`.rdd` then `{method_name(action)}()` on `{owner.value}.sql(\"{command} ...\")`"
+        if action is node:
+            where, reported = f"{what} runs a Spark job on every iteration of the {loop}", node
+        else:
+            # reported in the function, where the fix goes, once however many loops call it
+            if id(action) in self.reported_commands:
+                return True
+            self.reported_commands.add(id(action))
+            where = (f"{what} runs a Spark job on every call of `{shown(self.ctx, node.func)}`, which a {loop} "
+                     f"calls once per item")
+            reported = action
+        self.ctx.report(
+            self, reported,
+            f"{where}: Spark ran the `{command}` command when `spark.sql` was called and holds its few rows on the "
+            f"driver; `.rdd` makes a job of them",
+            help="collect the command's DataFrame itself (`spark.sql(...).collect()[0][0]`, `first()`): that runs no job",
+            start=reported.func.attr if isinstance(reported.func, cst.Attribute) else reported.func)
+        return True
+
     def _check(self, node: cst.Call, receiver, shown_call: str) -> bool:
         """Report `node` when the DataFrame `receiver` it acts on is scanned again on every iteration."""
         value = self.ctx.semantic.infer(receiver)
-        if value is None or value.kind != DATAFRAME:
-            return False
+        if value is None or value.kind != DATAFRAME or value.bound == 0:
+            return False  # (`df.limit(0)`: an empty relation, no scan)
         root = chain_root(receiver)
         if root is None:
             return False
@@ -210,12 +370,10 @@ class ActionInLoop(PythonRule):
             return False
         if {"cached", "on-cache"} & set(root_value.flags or ()):
             return False  # cached before the loop: each iteration reads memory, what the help would advise
-        loop = self.loops[-1][0]
-        # Per iteration: the body, and a while loop's test; not a for loop's iterable.
-        repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)
-        if not any(a is r for a in self.ctx.ancestors for r in repeated):
-            return False
+        loop = self.loops[self.current][0]
         rebuilt = root.value in self._bound_inside()
+        if rebuilt and isinstance(loop, _COMPREHENSIONS):
+            return False  # `[df.count() for df in frames]`: another frame per item
         if rebuilt and isinstance(loop, cst.For):
             outer = self._outer_source(root.value)
             if outer is None:
@@ -223,7 +381,7 @@ class ActionInLoop(PythonRule):
             # `part = events.filter(...)` in the loop, then an action on `part`: a scan of `events` per iteration
             root = outer
             rebuilt = False
-        kind = "for" if isinstance(loop, cst.For) else "while"
+        kind = _LOOP_NAMES[type(loop)]
         if rebuilt:
             # an iterative algorithm: each round builds on the last, so the plan (and the job) grows too
             message = (f"{shown_call} runs a Spark job on every iteration of the "
@@ -232,7 +390,7 @@ class ActionInLoop(PythonRule):
                     "and test for convergence with a cheap action (`isEmpty()`, `limit(1)`)")
         else:
             message = (f"{shown_call} runs a Spark job over `{root.value}` on every "
-                       f"iteration of the `{kind}` loop")
+                       f"iteration of the {kind}")
             help = (f"compute all iterations in one query (filter with `isin`, then `groupBy`), or `cache()` "
                     f"`{root.value}` before the loop")
         self.ctx.report(self, node, message, help=help,
@@ -242,7 +400,7 @@ class ActionInLoop(PythonRule):
     def _outer_source(self, name: str):
         """The DataFrame name, bound before the loop, from which every assignment of ``name`` earlier in the loop's
         body derives (`part = events.filter(...)`), or None (a new read per iteration, or anything else)."""
-        loop = self.loops[-1][0]
+        loop = self.loops[self.current][0]
         roots = []
         # the loop's statements before the one holding the action (in order), where `name` got its value
         on_path = {id(a) for a in self.ctx.ancestors}

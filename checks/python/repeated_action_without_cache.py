@@ -1,10 +1,23 @@
 import libcst as cst
 
-from checks.python._callees import ACTIONS, callee_actions
+from checks.python._callees import (
+    ACTIONS,
+    assigned_self_attributes,
+    callee_actions,
+    callee_definition,
+)
 from checks.python._driver import shown
 from checks.python.action_in_loop import chain_root
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import CACHES, DATAFRAME, INSTANCE, WRITER, WRITES, method_name
+from linter.semantic import (
+    CACHES,
+    DATAFRAME,
+    INSTANCE,
+    WRITER,
+    WRITES,
+    Value,
+    method_name,
+)
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -44,7 +57,17 @@ class RepeatedActionWithoutCache(PythonRule):
     cached one counts only what was added after the cache. A call of a
     function this file defines whose body runs an action on what it is given,
     or on a DataFrame it reads from the caller's scope (a lambda
-    `score = lambda m: evaluator.evaluate(predictions)`), is that action. Only the same variable holding the
+    `score = lambda m: evaluator.evaluate(predictions)`), is that action; so
+    is an action in that body on a frame it makes from its parameter
+    (`exploded = df.select(F.explode(...))`, then a `collect()` of its
+    grouping; `df = df.withColumn(...)`; a writer kept in a variable, `w =
+    df.write.mode("append")`, then `w.saveAsTable(...)`). A grouping's
+    `count()` there is a transformation, not an action. An instance's frame
+    counts as a variable does: `self.enriched`, assigned an expensive frame
+    in a method and computed twice there, also through a method it calls
+    (`self.publish()` counting `self.enriched`), unless a method called in
+    between assigns it anew. Actions in methods no one method calls in order
+    are not compared: which runs first is not in the file. Only the same variable holding the
     same DataFrame is considered (not re-assigned between the two actions),
     and only when the first action runs whenever the second does (not in
     different branches of an `if`).
@@ -101,6 +124,19 @@ class RepeatedActionWithoutCache(PythonRule):
                 "answered.write.parquet('/answers')\n"),
         Invalid(_SETUP + "def publish(df):\n    df.write.mode('overwrite').saveAsTable('reports.daily')\n\n"
                 "daily = orders.groupBy('day').count()\npublish(daily)\nprint(daily.count())\n"),
+        Invalid(_SETUP + "class Writer:\n    def save(self, df, table, stats=False):\n        if not stats:\n"
+                "            df = df.withColumn('run_id', F.lit(1))\n        writer = df.write.mode('append')\n"
+                "        writer.saveAsTable(table)\n\n    def summarise(self, df):\n"
+                "        exploded = df.select(F.explode('results').alias('r'))\n"
+                "        return exploded.groupBy('r').count().collect()\n\n    def final(self, df):\n"
+                "        errors = df.join(customers, 'customer_id').filter('size(results) > 0')\n"
+                "        self.save(errors, 'dq.errors')\n        n = errors.count()\n        self.summarise(errors)\n"
+                "        return n\n", count=2),
+        Invalid(_SETUP + "class Report:\n    def build(self):\n"
+                "        self.enriched = orders.join(customers, 'customer_id')\n"
+                "        self.enriched.write.mode('overwrite').saveAsTable('reports.enriched')\n"
+                "        self.publish()\n        print(self.enriched.count())\n\n"
+                "    def publish(self):\n        self.enriched.groupBy('country').count().show()\n", count=2),
     )
     valid = (
         Valid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
@@ -114,6 +150,30 @@ class RepeatedActionWithoutCache(PythonRule):
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id').cache()\nprint(enriched.count())\nenriched.show()\n"),
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id')\nenriched.persist()\nenriched.count()\nenriched.show()\n"),
         Valid(_SETUP + "print(orders.count())\norders.show()\n"),
+        Valid(_SETUP + "class Report:\n    def build(self):\n"
+              "        self.enriched = orders.join(customers, 'customer_id')\n        self.enriched.cache()\n"
+              "        self.enriched.write.saveAsTable('reports.enriched')\n        print(self.enriched.count())\n"),
+        Valid(_SETUP + "class Report:\n    def build(self):\n"
+              "        self.enriched = orders.join(customers, 'customer_id')\n"
+              "        self.enriched.write.saveAsTable('reports.enriched')\n        self.reload()\n"
+              "        print(self.enriched.count())\n\n    def reload(self):\n"
+              "        self.enriched = spark.table('reports.enriched')\n"),
+        Valid(_SETUP + "class Report:\n    def build(self):\n"
+              "        self.enriched = orders.join(customers, 'customer_id')\n"
+              "        self.enriched.write.saveAsTable('reports.enriched')\n"
+              "        self.enriched = spark.table('reports.enriched')\n        print(self.enriched.count())\n"),
+        Valid(_SETUP + "class Report:\n    def build(self):\n"
+              "        self.enriched = orders.join(customers, 'customer_id')\n"
+              "        self.enriched.write.saveAsTable('reports.enriched')\n\n    def size(self):\n"
+              "        return self.enriched.count()\n"),
+        Valid(_SETUP + "class Report:\n    def build(self, full):\n        self.enriched = orders\n"
+              "        if full:\n            self.enriched = orders.join(customers, 'customer_id')\n"
+              "        self.enriched.write.saveAsTable('reports.enriched')\n        print(self.enriched.count())\n"),
+        Valid(_SETUP + "def by_day(df):\n    return df.groupBy('day').count()\n\n"
+              "enriched = orders.join(customers, 'customer_id')\ndaily = by_day(enriched)\nprint(enriched.count())\n"),
+        Valid(_SETUP + "def save(df, table, name=None):\n    if name:\n        df = spark.table(name)\n"
+              "    df.write.saveAsTable(table)\n\nenriched = orders.join(customers, 'customer_id')\n"
+              "save(enriched, 'out', 'other')\nprint(enriched.count())\n"),
         Valid(_SETUP + "recent = spark.sql('SELECT id, amount FROM sales WHERE day = current_date()')\n"
               "print(recent.count())\nrecent.show()\n"),
         Valid(_SETUP + "e = orders.join(customers, 'id')\nif flag:\n    e.show()\nelse:\n    e.count()\n"),
@@ -130,6 +190,57 @@ class RepeatedActionWithoutCache(PythonRule):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.seen: dict = {}  # id(Value) -> (method, blocks)
+        # per function being walked: `self.x` -> the DataFrame the function assigned it (a copy of its Value: a new
+        # one per assignment, so a reassignment starts over), or None once it holds something else
+        self.attributes: list[dict] = [{}]
+
+    def visit_FunctionDef(self, node) -> None:
+        self.attributes.append({})
+
+    def leave_FunctionDef(self, node) -> None:
+        self.attributes.pop()
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        targets = [t.target for t in node.targets if _self_attribute(t.target)]
+        if targets:
+            value = self.ctx.semantic.infer(node.value)
+            for target in targets:
+                self._assigned(target.attr.value, value)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if _self_attribute(node.target):
+            self._assigned(node.target.attr.value, self.ctx.semantic.infer(node.value) if node.value else None)
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        if _self_attribute(node.target):
+            self._assigned(node.target.attr.value, None)
+
+    def _assigned(self, attr: str, value) -> None:
+        if value is None or value.kind != DATAFRAME or self._conditional():
+            # something else, or a frame on some paths only (`if full: self.x = a.join(b)`): not followed
+            self.attributes[-1][attr] = None
+            return
+        self.attributes[-1][attr] = Value(value.kind, value.bound, value.detail, value.node, set(value.flags or ()),
+                                          value.why)
+
+    def _conditional(self) -> bool:
+        """Whether the statement being left runs on some paths of its function only (in an `if`, loop or `try`)."""
+        for ancestor in reversed(self.ctx.ancestors):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(ancestor, (cst.If, cst.For, cst.While, cst.Try, cst.Match)):
+                return True
+        return True  # at module level: `self` is nobody's instance here
+
+    def _attribute_value(self, computed):
+        """`(name, Value)` when the chain `computed` starts from `self.x` that this function assigned a DataFrame."""
+        node = computed
+        while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+            if _self_attribute(node):
+                value = self.attributes[-1].get(node.attr.value)
+                return ("self." + node.attr.value, value) if value is not None else None
+            node = node.func if isinstance(node, cst.Call) else node.value
+        return None
 
     def _blocks(self) -> set:
         return {id(a) for a in self.ctx.ancestors if isinstance(a, _BLOCKS)}
@@ -143,9 +254,18 @@ class RepeatedActionWithoutCache(PythonRule):
         elif method in CACHES:
             receiver = node.func.value
             value = semantic.lookup(receiver.value) if isinstance(receiver, cst.Name) else None
+            if _self_attribute(receiver):
+                value = self.attributes[-1].get(receiver.attr.value)
             if value is not None and value.kind == DATAFRAME:
                 value.flags = set(value.flags or ()) | {"cached"}
             return
+        if method is not None and isinstance(node.func.value, cst.Name) and node.func.value.value == "self":
+            # `self.refresh()` may assign the instance's frames anew: those it assigns are no longer known here
+            definition, _ = callee_definition(self.ctx, node)
+            if definition is not None:
+                for attr in assigned_self_attributes(definition):
+                    if attr in self.attributes[-1]:
+                        self.attributes[-1][attr] = None
         if method in WRITES and method not in ACTIONS:
             writer = semantic.infer(node.func.value)
             if writer is not None and writer.kind == WRITER:
@@ -156,12 +276,12 @@ class RepeatedActionWithoutCache(PythonRule):
             if computed is not None:
                 self._action(node, computed, f"{method}()")
                 return
-        elif method in ACTIONS and semantic.is_dataframe(node.func.value):
+        elif method in ACTIONS and (semantic.is_dataframe(node.func.value) or self._attribute_value(node.func.value)):
             self._action(node, node.func.value, f"{method}()", method)
             return
         # a helper of this file that runs an action on what it is given, or on a name it reads from here
         for action in callee_actions(self.ctx, node):
-            if semantic.is_dataframe(action.target):
+            if semantic.is_dataframe(action.target) or self._attribute_value(action.target):
                 self._action(node, action.target, f"{shown(self.ctx, node.func)}(...)", action.method)
 
     def _action(self, node: cst.Call, computed, what_ran: str, method: str = "") -> None:
@@ -171,6 +291,10 @@ class RepeatedActionWithoutCache(PythonRule):
         # The action recomputes whatever DataFrame variable its chain starts from.
         receiver = chain_root(computed)
         value = semantic.lookup(receiver.value) if receiver is not None else None
+        name = receiver.value if receiver is not None else None
+        if receiver is not None and receiver.value == "self":
+            found = self._attribute_value(computed)  # `self.errors`, as this method assigned it
+            name, value = found if found is not None else (None, None)
         if value is None or value.kind != DATAFRAME:
             return
         flags = value.flags or ()
@@ -188,7 +312,6 @@ class RepeatedActionWithoutCache(PythonRule):
         first_ran, first_blocks, _ = first
         if not first_blocks <= blocks:
             return
-        name = receiver.value
         what = ("joins and shuffles included" if "shuffle" in flags else
                 "the model's scoring of every row included" if "model" in flags else
                 "every row's Python UDF call included")
@@ -210,3 +333,8 @@ class RepeatedActionWithoutCache(PythonRule):
             return None
         dataset = node.args[0].value
         return dataset if self.ctx.semantic.is_dataframe(dataset) else None
+
+
+def _self_attribute(node) -> bool:
+    """`self.x`."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"

@@ -654,16 +654,14 @@ def _closure(chunks: list, edited: set, removed: set, stale: set = frozenset(),
             readers = users.get(name, ())
             if len(readers) <= SHARED_READERS:  # not a session, logger or context object every method reads
                 forward.update(readers)  # its other readers, and what they derive from it
-    frontier = list(forward)
-    for _ in range(0 if alone else FORWARD_STEPS):  # and whoever reads what those bind, so many steps on
-        reached = []
-        for i in frontier:
-            for name in chunks[i].binds & linked:
-                for j in users.get(name, ()):
-                    if j not in forward:
-                        forward.add(j)
-                        reached.append(j)
-        frontier = reached
+    def readers_of(i: int, limit: int | None = None):
+        for name in chunks[i].binds & linked:
+            found = users.get(name, ())
+            if limit is None or len(found) <= limit:
+                yield from found
+
+    # and whoever reads what those bind, so many steps on
+    forward |= _reach(forward, 0 if alone else FORWARD_STEPS, readers_of)
     recheck |= forward | stale
     keep = recheck | context
     for i in recheck:
@@ -676,34 +674,30 @@ def _closure(chunks: list, edited: set, removed: set, stale: set = frozenset(),
                 readers = users.get(name, ())
                 if len(readers) <= SHARED_READERS:
                     keep.update(readers)
-    frontier, seen = list(recheck), set(recheck)
-    for _ in range(FORWARD_STEPS):  # what their values flow into: a repartition two names before its join
-        reached = []
-        for i in frontier:
-            for name in chunks[i].binds & linked:
-                readers = users.get(name, ())
-                if len(readers) <= SHARED_READERS:
-                    for j in readers:
-                        if j not in seen:
-                            seen.add(j)
-                            reached.append(j)
-        keep.update(reached)
-        frontier = reached
+    # what their values flow into (a repartition two names before its join)
+    keep |= _reach(recheck, FORWARD_STEPS, lambda i: readers_of(i, SHARED_READERS))
     return _context(chunks, recheck, keep, linked, binders)
+
+
+def _reach(start: set, steps: int, neighbours) -> set:
+    """The chunks ``steps`` or fewer steps from ``start`` along ``neighbours(i)``, ``start`` left out."""
+    seen, frontier, reached = set(start), list(start), set()
+    for _ in range(steps):
+        step = []
+        for i in frontier:
+            for j in neighbours(i):
+                if j not in seen:
+                    seen.add(j)
+                    step.append(j)
+        reached.update(step)
+        frontier = step
+    return reached
 
 
 def _context(chunks: list, recheck: set, keep: set, linked: set, binders: dict) -> tuple[set, set]:
     """Add to ``keep`` the definitions of what its chunks read, and of what those read; and the common chunks."""
-    frontier = list(keep)
-    for _ in range(DEFINITION_STEPS):
-        reached = []
-        for i in frontier:
-            for name in chunks[i].uses & linked:
-                for j in binders.get(name, ()):
-                    if j not in keep:
-                        keep.add(j)
-                        reached.append(j)
-        frontier = reached
+    keep |= _reach(keep, DEFINITION_STEPS, lambda i: (j for name in chunks[i].uses & linked
+                                                      for j in binders.get(name, ())))
     used: set = set()
     for i in keep:
         used |= chunks[i].uses
