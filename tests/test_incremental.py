@@ -17,6 +17,7 @@ from linter.server.protocol import _same_items
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = sorted(glob.glob(os.path.join(ROOT, "fixtures", "python", "*.py")))
+CHAIN_JOB = os.path.join(ROOT, "fixtures", "server", "store_sales_chain_job.py")
 
 
 def whole(path: str, text: str):
@@ -155,28 +156,15 @@ def test_edits_that_need_the_whole_file(tmp_path):
 
 def test_a_partial_answer_can_differ_and_says_it_is_not_exact(tmp_path):
     """A value followed through more renames than a partial check reads: why the server verifies."""
-    job = textwrap.dedent('''\
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.builder.getOrCreate()
-        stores = spark.read.parquet("s3://bucket/stores")
-        sales = spark.read.parquet("s3://bucket/sales")
-
-        spread = stores.repartition(50)
-        first = spread.withColumnRenamed("id", "store_id")
-        second = first.withColumnRenamed("name", "store_name")
-        third = second.withColumnRenamed("city", "store_city")
-        joined = sales.join(third, "store_id")
-        joined.write.mode("overwrite").saveAsTable("mart.sales_by_store")
-
-        ''') + helpers(30)
-    path = str(tmp_path / "chain_job.py")
+    with open(CHAIN_JOB, encoding="utf-8") as f:
+        job = f.read()
+    path = str(tmp_path / "store_sales_chain_job.py")
     state, settings = checked(path, job)
     assert [c for c, *_ in summary(state.items)] == ["SPK418"]
     new = job.replace("repartition(50)", "repartition(50)  # spread the stores")
     analysis, after = inc.check(state, path, new, settings, "python")
     assert not after.exact and summary(analysis.items) == []  # the join is four names on
-    assert summary(whole(path, new).items) == [("SPK418", 7, 17)]
+    assert summary(whole(path, new).items) == [("SPK418", 12, 17)]
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[os.path.basename(p) for p in FIXTURES])

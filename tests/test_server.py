@@ -211,19 +211,25 @@ async def test_diagnostics_after_open_and_after_an_edit(client, tmp_path, run):
     assert shown(diagnostics) == expected(run, path)
 
 
-CHAIN_JOB = """from pyspark.sql import SparkSession
+CHAIN_JOB = os.path.join(FIXTURES, "server", "store_sales_chain_job.py")
 
-spark = SparkSession.builder.getOrCreate()
-stores = spark.read.parquet("s3://bucket/stores")
-sales = spark.read.parquet("s3://bucket/sales")
 
-spread = stores.repartition(50)
-first = spread.withColumnRenamed("id", "store_id")
-second = first.withColumnRenamed("name", "store_name")
-third = second.withColumnRenamed("city", "store_city")
-joined = sales.join(third, "store_id")
-joined.write.mode("overwrite").saveAsTable("mart.sales_by_store")
-""" + "".join(f"\n\ndef helper_{i}(rows):\n    return sum(r * {i} for r in rows)\n" for i in range(60))
+async def comment_the_repartition(client, tmp_path, options=None):
+    """Open the chain job, wait for its diagnostics, add a comment after its repartition (version 2):
+    (uri, the new text, the number of publications before the edit)."""
+    path = str(tmp_path / "store_sales_chain_job.py")
+    shutil.copy(CHAIN_JOB, path)
+    await start(client, PUSH, tmp_path, options)
+    uri, text = open_doc(client, path)
+    assert {d.code for d in await published(client, uri, version=1)} == {"SPK418"}
+    line = "spread = stores.repartition(50)"
+    row = next(i for i, current in enumerate(text.split("\n")) if current.startswith(line))
+    end = t.Position(line=row, character=len(line))
+    after = len(client.published)
+    text = edit_and_send(client, uri, text, [t.TextEdit(range=t.Range(start=end, end=end),
+                                                        new_text="  # spread the stores")], version=2)
+    write(path, text)
+    return path, uri, after
 
 
 @pytest.mark.asyncio
@@ -232,40 +238,19 @@ async def test_a_partial_answer_is_verified_and_corrected(client, tmp_path, run)
     the whole file is then checked in a forked child, and its answer published when it differs. Here the
     partial check cannot see the join four names past the repartition: the corrected answer brings SPK418
     back, and the last diagnostics are the command line's."""
-    path = str(tmp_path / "chain_job.py")
-    write(path, CHAIN_JOB)
-    await start(client, PUSH, tmp_path)
-    uri, text = open_doc(client, path)
-    assert {d.code for d in await published(client, uri, version=1)} == {"SPK418"}
-    row = text.split("\n").index("spread = stores.repartition(50)")
-    end = t.Position(line=row, character=len("spread = stores.repartition(50)"))
-    after = len(client.published)
-    text = edit_and_send(client, uri, text, [t.TextEdit(range=t.Range(start=end, end=end),
-                                                        new_text="  # spread the stores")], version=2)
-    first = await published(client, uri, version=2, after=after)
-    assert first == []  # the partial answer
+    path, uri, after = await comment_the_repartition(client, tmp_path)
+    assert await published(client, uri, version=2, after=after) == []  # the partial answer
     index = next(i for i, p in enumerate(client.published) if i >= after and p.uri == uri and p.version == 2)
     corrected = await published(client, uri, version=2, after=index + 1)
-    write(path, text)
     assert shown(corrected) == expected(run, path) != set()
 
 
 @pytest.mark.asyncio
 async def test_incremental_off_checks_the_whole_file_each_time(client, tmp_path, run):
-    path = str(tmp_path / "chain_job.py")
-    write(path, CHAIN_JOB)
-    await start(client, PUSH, tmp_path, {"incremental": False})
-    uri, text = open_doc(client, path)
-    await published(client, uri, version=1)
-    row = text.split("\n").index("spread = stores.repartition(50)")
-    end = t.Position(line=row, character=len("spread = stores.repartition(50)"))
-    after = len(client.published)
-    text = edit_and_send(client, uri, text, [t.TextEdit(range=t.Range(start=end, end=end),
-                                                        new_text="  # spread the stores")], version=2)
+    path, uri, after = await comment_the_repartition(client, tmp_path, {"incremental": False})
     diagnostics = await published(client, uri, version=2, after=after)
     await asyncio.sleep(1.0)
     assert len([p for p in client.published[after:] if p.uri == uri]) == 1  # one answer, the whole file's
-    write(path, text)
     assert shown(diagnostics) == expected(run, path) != set()
 
 

@@ -193,52 +193,41 @@ class InnerJoinAsFilter(joins.JoinLineage, PythonRule):
             return False
         return True
 
-    def _dedup_step(self, right) -> Optional[cst.Call]:
-        """The ``distinct()`` / ``dropDuplicates()`` that makes the right side unique on the keys, if one does.
-
-        Followed as ``joins.columns_of`` follows it: down the calls that keep the columns, through the names
-        this file assigned, up to the ``select`` of the keys.
-        """
+    def _right_calls(self, right):
+        """The right side's calls from the outermost down, as ``joins.columns_of`` follows them: through the
+        names this file assigned and the calls that keep the columns; the first call that does not is the last."""
         node = joins.unwrap_broadcast(self.ctx, right)
-        while True:
+        for _ in range(50):
             if isinstance(node, cst.Name):
                 entry = joins.entry_of(self.ctx, node.value)
                 if entry is None or entry.node is None:
-                    return None
+                    return
                 node = joins.unwrap_broadcast(self.ctx, entry.node)
                 continue
             if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
-                return None
-            method = method_name(node)
-            if method in _DEDUPS:
-                return node
-            if method not in joins.COLUMN_PRESERVING:
-                return None
+                return
+            yield node
+            if method_name(node) not in joins.COLUMN_PRESERVING:
+                return
             node = node.func.value
+
+    def _dedup_step(self, right) -> Optional[cst.Call]:
+        """The ``distinct()`` / ``dropDuplicates()`` that makes the right side unique on the keys, if one does."""
+        for node in self._right_calls(right):
+            if method_name(node) in _DEDUPS:
+                return node
+        return None
 
     def _grouped_on(self, right, keys: frozenset) -> bool:
         """``df.groupBy(keys).count().filter(...).select(keys)``: one row per key, whatever the filter keeps."""
-        node = joins.unwrap_broadcast(self.ctx, right)
-        for _ in range(20):
-            if isinstance(node, cst.Name):
-                entry = joins.entry_of(self.ctx, node.value)
-                if entry is None or entry.node is None:
-                    return False
-                node = joins.unwrap_broadcast(self.ctx, entry.node)
-                continue
-            if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
-                return False
-            method = method_name(node)
-            if method == "select" and joins.plain_names(self.ctx, node.args) is not None:
+        for node in self._right_calls(right):
+            if method_name(node) == "select" and joins.plain_names(self.ctx, node.args) is not None:
                 node = node.func.value
                 while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
                         and method_name(node) in _SUBSETS:
                     node = node.func.value
                 grouped = joins.aggregate_of(self.ctx, node)
                 return grouped is not None and grouped.keys == keys
-            if method not in joins.COLUMN_PRESERVING:
-                return False
-            node = node.func.value
         return False
 
     def _report(self, node: cst.Call, what: str, safe: bool, dedup: Optional[cst.Call] = None) -> None:
