@@ -30,6 +30,49 @@ _BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite)
 _PARTIAL = frozenset(("show", "first", "take", "head", "isEmpty"))
 
 
+# Steps whose output rows depend on column values: a Python UDF's column read there is computed even by a
+# `count()`. Elsewhere Spark prunes the UDF's column from a plan that only counts rows (measured on local Spark:
+# `df.withColumn("a", udf(...)).count()` calls the UDF 0 times).
+_ROW_DECIDING = frozenset(("filter", "where", "dropna", "explode", "explode_outer", "posexplode",
+                           "posexplode_outer", "inline", "inline_outer"))
+
+
+def _counts_only_rows(expressions: list, node, depth: int = 0) -> bool:
+    """Whether a chain (and what the names it starts from were assigned, a few deep) has no step whose rows
+    depend on a column. ``expressions``: per function being walked, name -> the expression last assigned it."""
+    for _ in range(40):
+        if isinstance(node, cst.Call):
+            if method_name(node) in _ROW_DECIDING or any(
+                    isinstance(n, cst.Name) and n.value in _ROW_DECIDING for a in node.args for n in _names(a.value)):
+                return False
+            node = node.func
+        elif isinstance(node, cst.Attribute):
+            node = node.value
+        elif isinstance(node, cst.Name):
+            made = next((scope[node.value] for scope in reversed(expressions) if node.value in scope), None)
+            if made is None or depth >= 5:
+                return True
+            return _counts_only_rows(expressions, made, depth + 1)
+        else:
+            return True
+    return False
+
+
+def _names(node):
+    """The names and attribute names inside an expression (``F.explode`` gives ``explode``)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            yield current
+        elif isinstance(current, cst.Attribute):
+            yield current.attr
+            stack.append(current.value)
+        elif isinstance(current, cst.Call):
+            stack.append(current.func)
+            stack.extend(a.value for a in current.args)
+
+
 def _limited(node) -> bool:
     """Whether a chain goes through `limit(n)` (`df.limit(10).collect()`)."""
     while isinstance(node, (cst.Call, cst.Attribute)):
@@ -53,7 +96,10 @@ class RepeatedActionWithoutCache(PythonRule):
     ask_udf("question"))`) makes a DataFrame expensive too: each action calls
     the UDF on every row again (a model, a web service); on such a frame
     with no shuffle, `show()`, `first()`, `take(n)`, `head()` and
-    `limit(n).collect()` are not counted (they compute a partition or so). A frame built on a
+    `limit(n).collect()` are not counted (they compute a partition or so),
+    nor is a `count()` that no `filter`/`where`/`dropna` or `explode` ties
+    to a column: Spark prunes the UDF's column from a plan that only counts
+    rows, so the UDF is not called (measured on local Spark). A frame built on a
     cached one counts only what was added after the cache. A call of a
     function this file defines whose body runs an action on what it is given,
     or on a DataFrame it reads from the caller's scope (a lambda
@@ -120,8 +166,11 @@ class RepeatedActionWithoutCache(PythonRule):
                 "rmse = evaluator.evaluate(predictions, {evaluator.metricName: 'rmse'})\n"
                 "mae = evaluator.evaluate(predictions, {evaluator.metricName: 'mae'})\n"),
         Invalid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
-                "answered = orders.withColumn('answer', ask('question'))\nprint(answered.count())\n"
-                "answered.write.parquet('/answers')\n"),
+                "answered = orders.withColumn('answer', ask('question'))\n"
+                "print(answered.filter(F.col('answer') != '').count())\nanswered.write.parquet('/answers')\n"),
+        Invalid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
+                "answered = orders.withColumn('answer', ask('question')).where('answer is not null')\n"
+                "print(answered.count())\nanswered.write.parquet('/answers')\n"),
         Invalid(_SETUP + "def publish(df):\n    df.write.mode('overwrite').saveAsTable('reports.daily')\n\n"
                 "daily = orders.groupBy('day').count()\npublish(daily)\nprint(daily.count())\n"),
         Invalid(_SETUP + "class Writer:\n    def save(self, df, table, stats=False):\n        if not stats:\n"
@@ -141,6 +190,10 @@ class RepeatedActionWithoutCache(PythonRule):
     valid = (
         Valid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
               "answered = orders.withColumn('answer', ask('question')).cache()\nprint(answered.count())\n"
+              "answered.write.parquet('/answers')\n"),
+        # a count that no filter ties to the UDF's column: Spark prunes the column, the UDF runs in the write only
+        Valid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
+              "answered = orders.withColumn('answer', ask('question'))\nprint(answered.count())\n"
               "answered.write.parquet('/answers')\n"),
         Valid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
               "answered = orders.withColumn('answer', ask('question'))\nanswered.show()\n"
@@ -193,14 +246,20 @@ class RepeatedActionWithoutCache(PythonRule):
         # per function being walked: `self.x` -> the DataFrame the function assigned it (a copy of its Value: a new
         # one per assignment, so a reassignment starts over), or None once it holds something else
         self.attributes: list[dict] = [{}]
+        self.expressions: list[dict] = [{}]  # per function being walked: name -> the expression last assigned it
 
     def visit_FunctionDef(self, node) -> None:
         self.attributes.append({})
+        self.expressions.append({})
 
     def leave_FunctionDef(self, node) -> None:
         self.attributes.pop()
+        self.expressions.pop()
 
     def leave_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Name):
+                self.expressions[-1][t.target.value] = node.value
         targets = [t.target for t in node.targets if _self_attribute(t.target)]
         if targets:
             value = self.ctx.semantic.infer(node.value)
@@ -304,6 +363,8 @@ class RepeatedActionWithoutCache(PythonRule):
             # `show()`, `first()`, `limit(n).collect()` of a plan with no shuffle compute a partition or so: they
             # neither pay for the scoring nor repeat it (with a shuffle, the whole map side runs first)
             return
+        if method == "count" and not ({"shuffle", "model"} & set(flags)) and _counts_only_rows(self.expressions, computed):
+            return  # a count of a UDF-scored frame that no filter reads: Spark prunes the UDF's column
         blocks = self._blocks()
         first = self.seen.get(id(value))
         if first is None:
