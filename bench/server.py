@@ -1,24 +1,35 @@
 """`sparkcheck server`: from an edit to its published diagnostics, and memory over many edits.
 
-Run by hand:  .venv/bin/python bench/server.py [--edits 1000] [--timed 25]
+Run by hand:  .venv/bin/python bench/server.py [--edits 1000] [--timed 25] [--file PATH] [--agreement N]
 
 The input is a 2,000-line PySpark file made of the project's own fixture jobs
 (fixtures/python/*.py, whole files in turn, then comment lines to reach 2,000):
-dense PySpark with embedded SQL and many findings, the costly case for a check.
+dense PySpark with embedded SQL and many findings, the costly case for a check;
+also the worst case for partial checks, since the seventeen jobs bind the same
+module names (`spark`, `orders`, `w`, `main`) again and again. ``--file`` times
+a real file instead (a copy of it).
 
 1. Latency: a real client (pygls's) starts the server over stdio as an editor
    does, opens the file and, after warm-up edits, makes ``--timed`` one-character
    edits (incremental sync), each timed from sending ``didChange`` to receiving
-   the ``publishDiagnostics`` of that version (the server's debounce included).
-   Printed: the median, and its ratio to ``sparkcheck check --no-cache`` of the
-   same file in a fresh process (median of 3 runs): what an editor would cost by
-   running the command line on each change. Target: under 150 ms.
-   Also printed: libcst's parse of the same text in this process (how sparkcheck
-   calls it), the floor of any check that re-reads the whole file.
+   the first ``publishDiagnostics`` of that version (the server's debounce
+   included): on the first line (a comment), and in a string literal of five
+   functions or methods spread over the file (the code, where a partial check
+   re-reads what the edit can change); then the code edits again with
+   ``incremental`` off (the whole file each time). Printed: the medians, and
+   their ratio to ``sparkcheck check --no-cache`` of the same file in a fresh
+   process (median of 3 runs). Target: under 150 ms. Also printed: libcst's
+   parse of the same text in this process, the floor of any check that
+   re-reads the whole file.
 2. Memory: ``--edits`` edits sent in bursts of 25 (the debounce merges a
    burst into one check), waiting for each burst's diagnostics; the server's
    resident memory (VmRSS) after the first 100 edits and after all of them.
    Target: within 10 %.
+3. ``--agreement N`` (default 8; 0 skips it): in this process, N edits at random
+   code rows of every corpus file over 30 kB (a letter typed in a string, or a
+   comment at the end of a line), each checked partially where the plan allows
+   and whole: how often the partial answer is the whole file's, what each
+   costs, and why the others needed the whole file.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ import argparse
 import asyncio
 import glob
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -134,6 +146,9 @@ def code_places(text: str, count: int) -> list:
     module = ast.parse(text)
     places = []
     functions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions += [m for n in module.body if isinstance(n, ast.ClassDef) for m in n.body
+                  if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions.sort(key=lambda f: f.lineno)
     for fn in functions:
         for node in ast.walk(fn):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.lineno == node.end_lineno \
@@ -253,6 +268,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--edits", type=int, default=1000)
     parser.add_argument("--timed", type=int, default=25)
+    parser.add_argument("--file", help="time edits of this file (a copy of it) instead of the 2,000-line one")
     parser.add_argument("--agreement", type=int, default=8, metavar="N",
                         help="edits per corpus file for the partial-versus-whole comparison (0: skip it)")
     args = parser.parse_args()
@@ -270,11 +286,16 @@ def main() -> None:
         for reason, n in sorted(got["why"].items(), key=lambda kv: -kv[1]):
             print(f"  whole file, {n}: {reason}")
     with tempfile.TemporaryDirectory() as directory:
-        path = build_file(directory)
+        if args.file:
+            path = os.path.join(directory, os.path.basename(args.file))
+            shutil.copy(args.file, path)
+        else:
+            path = build_file(directory)
         with open(path, encoding="utf-8") as f:
             lines = f.read().count("\n")
         load = os.getloadavg()[0]
-        print(f"file: {lines:,} lines of fixture jobs; load average {load:.1f} on {os.cpu_count()} cores")
+        what = os.path.relpath(args.file) if args.file else "fixture jobs"
+        print(f"file: {lines:,} lines of {what}; load average {load:.1f} on {os.cpu_count()} cores")
         cli = cli_seconds(path)
         print(f"sparkcheck check, fresh process (median of 3): {cli * 1000:.0f} ms")
         with open(path, encoding="utf-8") as f:

@@ -50,8 +50,8 @@ _REGISTERS = frozenset({
     "createOrReplaceTempView", "createTempView", "createGlobalTempView", "createOrReplaceGlobalTempView",
     "registerTempTable", "saveAsTable", "insertInto", "toTable", "table", "writeTo", "forName",
 })
-_SQL_TARGET = re.compile(r"(?i)\b(?:view|table|into|overwrite|merge\s+into|from|join)\s+(?:if\s+(?:not\s+)?exists\s+)?"
-                         r"([`\w.]+)")
+_SQL_TARGET = re.compile(r"(?i)\b(?:view|table|into|overwrite|merge\s+into)\s+(?:if\s+(?:not\s+)?exists\s+)?"
+                         r"([`\w.]+)")  # what a statement creates or writes (its reads are words it uses)
 _WORD = re.compile(r"[A-Za-z_][\w.]*")
 _NAME_STRING = re.compile(r"^`?[A-Za-z_][\w.]*`?$")
 _SQL_START = re.compile(r"(?is)^\s*(?:\(\s*)?(?:select|insert|create|merge|with|delete|update|drop|alter|replace|cache|"
@@ -655,7 +655,10 @@ def _closure(chunks: list, edited: set, removed: set, stale: set = frozenset(),
             if len(readers) <= SHARED_READERS:  # not a session, logger or context object every method reads
                 forward.update(readers)  # its other readers, and what they derive from it
     def readers_of(i: int, limit: int | None = None):
-        for name in chunks[i].binds & linked:
+        bound = chunks[i].binds & linked
+        if i not in edited and len(bound) > BINDER_NAMES:
+            return  # a constructor setting every attribute: what it derives from the edit is not followed
+        for name in bound:
             found = users.get(name, ())
             if limit is None or len(found) <= limit:
                 yield from found
@@ -665,6 +668,8 @@ def _closure(chunks: list, edited: set, removed: set, stale: set = frozenset(),
     recheck |= forward | stale
     keep = recheck | context
     for i in recheck:
+        if i not in edited and len(chunks[i].binds & linked) > BINDER_NAMES:
+            continue  # a constructor: the readers of every attribute it sets would be the whole class
         for name in names[i]:
             if name in callables:
                 if name in chunks[i].binds:
