@@ -38,18 +38,6 @@ def _self_reference(function, semantic=None):
     return None
 
 
-def _one_task(node: cst.Call) -> bool:
-    """``sc.parallelize(data, 1).foreachPartition(f)``: an RDD of one slice runs one task, which carries the
-    function once (a way to run code on one executor); the object it drags along is shipped once, not per row."""
-    receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
-    if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute)
-            and receiver.func.attr.value == "parallelize"):
-        return False
-    slices = [a.value for a in receiver.args if a.keyword is not None and a.keyword.value == "numSlices"]
-    slices += [a.value for a in receiver.args[1:2] if a.keyword is None]
-    return bool(slices) and isinstance(slices[0], cst.Integer) and slices[0].value == "1"
-
-
 class ClosureCapturesSelf(PythonRule):
     """
     ## What it does
@@ -62,9 +50,7 @@ class ClosureCapturesSelf(PythonRule):
     and UDFs made from a bound method (`udf(self.clean)`). A value first copied
     to a local (`factor = self.factor`) and used through the local is fine and
     not reported. (`foreachBatch` runs its function on the driver and is not
-    reported, nor is a function run by an RDD of one slice,
-    `sc.parallelize(data, 1).foreachPartition(f)`: one task, the common way
-    to run code once on an executor, ships the object once.)
+    reported.)
 
     ## Why is this bad?
     To send the function to the executors, Python pickles it with everything it
@@ -115,8 +101,6 @@ class ClosureCapturesSelf(PythonRule):
     doc_setup = "from pyspark.sql import DataFrame\n"
 
     invalid = (
-        Invalid(_SETUP + "class Exporter:\n    def export(self, rows):\n        sc = spark.sparkContext\n"
-                "        sc.parallelize(rows, 8).foreachPartition(lambda it: self.save(it))\n"),
         Invalid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        return df.rdd.map(lambda r: r.x * self.factor)\n",
                 unsafe=True,
                 fixed=_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        factor = self.factor\n"
@@ -136,8 +120,6 @@ class ClosureCapturesSelf(PythonRule):
                 "    return df.rdd.map(lambda r: r.x * cfg.factor)\n"),
     )
     valid = (
-        Valid(_SETUP + "class Exporter:\n    def export(self):\n        sc = spark.sparkContext\n"
-              "        sc.parallelize([1], 1).foreachPartition(lambda it: self.export_fn(it))\n"),
         Valid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        factor = self.factor\n"
               "        return df.rdd.map(lambda r: r.x * factor)\n"),
         Valid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        return df.withColumn('y', F.col('x') * self.factor)\n"),
@@ -205,7 +187,7 @@ class ClosureCapturesSelf(PythonRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         shipped = shipped_function(self.ctx, node)
-        if shipped is not None and not _one_task(node):
+        if shipped is not None:
             self._shipped(*shipped)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
