@@ -23,8 +23,11 @@ That part of the file is checked as the file itself with every other line left
 empty, so rows and columns are the file's own; its findings replace those of
 the chunks it recomputes, and every other chunk keeps the findings it had
 (moved by the lines the edit added or removed). When the part is most of the
-file, or the edit is in a common chunk, in a cell of a Databricks or Fabric
-source notebook, or makes the file unparseable, the whole file is checked.
+file, or the edit is in a common chunk or a line naming a notebook's magic or
+cell (a Databricks or Fabric source notebook is Python with comments to
+CPython; the rows of its ``%sql`` cells belong to no chunk and every partial
+check reads them again), or the changed rows do not parse alone, the whole
+file is checked.
 
 Rules may look further than names (a setting written as a string, a table
 another chunk registers, a fact about the whole file), so a partial answer is
@@ -63,8 +66,6 @@ _SPARK_IMPORT = re.compile(r"\b(?:pyspark|delta|awsglue|dlt|databricks|pandas|po
                            r"__future__)\b")
 _SQL_SET = re.compile(r"(?i)[\"']\s*set\s+spark\.")  # spark.sql("SET spark.sql....=...")
 _WHOLE_FILE_WORDS = ("noqa", "sparkcheck", "magic", "command ---", "cell ***", "metadata ***", "coding")
-_NOTEBOOK_MARKERS = ("# Databricks notebook source", "# Fabric notebook source", "# COMMAND ----------",
-                     "# MAGIC", "# CELL ********************")
 FORWARD_STEPS = 2  # a value derived from a derived value: further chains are left to the whole-file check
 BINDER_NAMES = 8  # a definition binding more names is context, not rechecked (see _closure)
 SHARED_READERS = 6  # a value read by more chunks links them no more (a session, a logger, `self._context`)
@@ -111,12 +112,6 @@ class Plan:
     reused: dict  # new chunk index -> (old chunk index, rows moved)
     text: str  # the partial file
     moves: "Moves" = None
-
-
-def eligible(text: str) -> bool:
-    """A file the chunk view holds for: plain Python, not a source notebook (cells, magics)."""
-    head = text[:4096]
-    return not any(marker in head for marker in _NOTEBOOK_MARKERS) and "\n# COMMAND ----------" not in text
 
 
 # ----- chunks -----
@@ -429,8 +424,8 @@ def _whole(reason: str):
 
 def plan(old: State, text: str) -> Plan | None:
     """What to check for ``text`` after ``old``; None: check the whole file."""
-    if not eligible(text) or not old.chunks:
-        return _whole('not eligible')
+    if not old.chunks:
+        return _whole("the last text CPython could read had no statements")
     new_lines = text.split("\n")
     old_lines = old.lines
     limit = min(len(old_lines), len(new_lines))
@@ -446,7 +441,7 @@ def plan(old: State, text: str) -> Plan | None:
     delta = len(new_lines) - len(old_lines)
     changed = old_lines[a:b] + new_lines[a:len(new_lines) - suffix]
     if any(word in line.lower() for line in changed for word in _WHOLE_FILE_WORDS):
-        return _whole('a suppression comment may reach past its chunk (a file-level one, an unused one)')
+        return _whole('a suppression comment, a magic or a cell marker: what reaches past its chunk')
     owner = chunk_of_rows(old.chunks, len(old_lines))
     rows = range(a, min(max(b, a + 1), len(old_lines)))
     touched = {owner[r] for r in rows if owner[r] != -1}
@@ -846,8 +841,8 @@ def check(old: State | None, path: str, text: str, settings, language: str) -> t
     p = plan(old, text) if old is not None and old.chunks and language == "python" else None
     if p is None:
         analysis = analyse(path, text_bytes(text), settings, language)
-        chunks = split(text) if language == "python" and eligible(text) else None
-        if chunks is None and old is not None and old.chunks and language == "python" and eligible(text):
+        chunks = split(text) if language == "python" else None
+        if chunks is None and old is not None and old.chunks and language == "python":
             # half-typed (`rows = orders.`): the next edit is planned from the last text that parsed
             return analysis, old
         return analysis, State(text, chunks or [], analysis.items, exact=True)
