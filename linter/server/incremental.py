@@ -110,8 +110,9 @@ class Plan:
     recheck: set  # indices of chunks whose items come from the partial check
     keep: set  # indices of chunks in the partial file (recheck, context, common)
     reused: dict  # new chunk index -> (old chunk index, rows moved)
-    text: str  # the partial file
+    text: str  # the partial file: the rows below, joined
     moves: "Moves" = None
+    rows: list = field(default_factory=list)  # the partial file's rows, as rows of the new text
 
 
 # ----- chunks -----
@@ -521,7 +522,8 @@ def plan(old: State, text: str) -> Plan | None:
         return _whole('too much of the file')
     for i in recheck:
         reused.pop(i, None)
-    return Plan(chunks, recheck, keep, reused, _partial_text(new_lines, chunks, keep), moves)
+    rows = _partial_rows(new_lines, chunks, keep)
+    return Plan(chunks, recheck, keep, reused, "\n".join(new_lines[r] for r in rows), moves, rows)
 
 
 def _own_rows(chunks: list, i: int) -> int:
@@ -707,29 +709,17 @@ def _context(chunks: list, recheck: set, keep: set, linked: set, binders: dict) 
     return recheck, keep
 
 
-def _partial_text(lines: list, chunks: list, keep: set) -> str:
-    blank = set()
-    for i, c in enumerate(chunks):
-        if i in keep:
-            continue
-        if _is_header(chunks, i):
-            # a class not kept: every row of it, methods included
-            blank.update(range(c.start, c.end))
-            continue
-        blank.update(range(c.start, c.end))
-    kept_rows = set()
-    for i in keep:
-        c = chunks[i]
-        if _is_header(chunks, i):
-            members = [chunks[j] for j in range(len(chunks)) if chunks[j].parent == i]
-            member_rows = set()
-            for m in members:
-                member_rows.update(range(m.start, m.end))
-            kept_rows.update(r for r in range(c.start, c.end) if r not in member_rows)
-        else:
-            kept_rows.update(range(c.start, c.end))
-    blank -= kept_rows
-    return "\n".join("" if r in blank else line for r, line in enumerate(lines))
+def _partial_rows(lines: list, chunks: list, keep: set) -> list:
+    """The rows of the partial file, in order: those of the kept chunks (a kept class: its own lines and its kept
+    methods') and the comments of no chunk. Blank rows of no chunk and every other chunk's rows are left out:
+    libcst parses a blank line as a node of its own, and a file of blank lines costs half a full parse."""
+    owner = chunk_of_rows(chunks, len(lines))  # a method's rows are the method's, the rest of a class its header's
+    kept = []
+    for r, line in enumerate(lines):
+        i = owner[r]
+        if (i == -1 and line.strip()) or i in keep:  # a comment between statements may be a `noqa` or a cell marker
+            kept.append(r)
+    return kept
 
 
 # ----- merging -----
@@ -776,6 +766,7 @@ class Moves:
 
     def __init__(self, lo: int, hi: int, delta: int):
         self.lo, self.hi, self.delta = lo, hi, delta
+        self.identity = delta == 0
 
     def row(self, row0: int) -> int:
         return row0 if row0 < self.lo else row0 + self.delta
@@ -788,6 +779,43 @@ class Moves:
         edits = list(item.fix_edits or []) + ([item.noqa_edit] if item.noqa_edit is not None else [])
         return any(self.inside(e.start[0]) or self.inside(e.end[0]) or (e.start[0] < self.lo and e.end[0] >= self.hi)
                    for e in edits)
+
+
+class RowMap:
+    """The partial file's rows to the new text's: the k-th row of the partial file is ``rows[k]``."""
+
+    identity = False
+
+    def __init__(self, rows: list):
+        self.rows = rows
+
+    def row(self, row0: int) -> int:
+        rows = self.rows
+        if 0 <= row0 < len(rows):
+            return rows[row0]
+        return (rows[-1] if rows else -1) + row0 - len(rows) + 1
+
+    def edit(self, edit):
+        """An edit's span in the new text. An end at the start of a row is the end of the row before it (a
+        statement deleted with its newline): mapped from that row, not across the rows left out after it."""
+        (r1, c1), (r2, c2) = edit.start, edit.end
+        end = (self.row(r2 - 1) + 1, 0) if c2 == 0 and r2 > r1 else (self.row(r2), c2)
+        return replace(edit, start=(self.row(r1), c1), end=end)
+
+    def place(self, item):
+        """The partial check's item at the new text's rows. A fix spanning rows the partial file left out
+        (from one kept chunk to another) is dropped: the whole-file check that follows has it."""
+        placed = moved_item(item, self)
+        edits = list(item.fix_edits or []) + ([item.noqa_edit] if item.noqa_edit is not None else [])
+        if any(self._gap(e) for e in edits):
+            return replace(placed, fix_edits=None, applicability=None)
+        return replace(placed, fix_edits=None if item.fix_edits is None else [self.edit(e) for e in item.fix_edits],
+                       noqa_edit=None if item.noqa_edit is None else self.edit(item.noqa_edit))
+
+    def _gap(self, edit) -> bool:
+        (r1, _), (r2, c2) = edit.start, edit.end
+        last = r2 - 1 if c2 == 0 and r2 > r1 else r2
+        return self.row(last) - self.row(r1) != last - r1
 
 
 def _moved_location(loc: Location, moves: Moves) -> Location:
@@ -803,9 +831,9 @@ def _moved_edit(edit, moves: Moves):
     return replace(edit, start=(moves.row(edit.start[0]), edit.start[1]), end=(moves.row(edit.end[0]), edit.end[1]))
 
 
-def moved_item(item, moves: Moves):
-    """An item of a chunk the edit left alone, every row it names moved past the edit."""
-    if not moves.delta:
+def moved_item(item, moves):
+    """An item with every row it names moved (``moves.row``): past the edit, or from the partial file."""
+    if moves.identity:
         return item
     f = item.finding
     fix = f.fix
@@ -847,7 +875,10 @@ def check(old: State | None, path: str, text: str, settings, language: str) -> t
             return analysis, old
         return analysis, State(text, chunks or [], analysis.items, exact=True)
     # nothing to recheck (an edit of comments or blank lines between statements): the items only move
-    items = analyse(path, text_bytes(p.text), settings, language).items if p.recheck else []
+    items = []
+    if p.recheck:
+        rows = RowMap(p.rows)
+        items = [rows.place(i) for i in analyse(path, text_bytes(p.text), settings, language).items]
     state = merge(old, p, items, text)
     state.exact = old.exact and not p.recheck  # only moved: as exact as the answer it moved
     return Analysis(items=state.items, texts={None: text}), state
