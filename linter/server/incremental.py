@@ -19,10 +19,11 @@ the file). What the edit can change is then:
 - checked with their *context*: the chunks defining what they read
   (transitively), the other users of the names they share, and the common ones.
 
-That part of the file is checked as the file itself with every other line left
-empty, so rows and columns are the file's own; its findings replace those of
-the chunks it recomputes, and every other chunk keeps the findings it had
-(moved by the lines the edit added or removed). When the part is most of the
+That part of the file is checked as a file of its own: the kept chunks' lines
+and the comments between statements, in order, whole lines so that columns are
+the file's; its findings, their rows mapped back, replace those of the chunks
+it recomputes, and every other chunk keeps the findings it had (moved by the
+lines the edit added or removed). When the part is most of the
 file, or the edit is in a common chunk or a line naming a notebook's magic or
 cell (a Databricks or Fabric source notebook is Python with comments to
 CPython; the rows of its ``%sql`` cells belong to no chunk and every partial
