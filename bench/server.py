@@ -260,7 +260,10 @@ def agreement(paths: list, per_file: int, seed: int = 14) -> dict:
             out["partial_s"].append(middle - started)
             out["whole_s"].append(time.perf_counter() - middle)
             out["partial"] += 1
-            out["same"] += _same_items(partial.items, whole.items)
+            same = _same_items(partial.items, whole.items)
+            out["same"] += same
+            if not same:
+                out.setdefault("differ", []).append(f"{os.path.relpath(path, os.path.dirname(ROOT))}:{row + 1}")
     return out
 
 
@@ -285,6 +288,8 @@ def main() -> None:
               if partial else f"no partial check among {got['edits']} edits")
         for reason, n in sorted(got["why"].items(), key=lambda kv: -kv[1]):
             print(f"  whole file, {n}: {reason}")
+        for where in got.get("differ", []):
+            print(f"  partial answer not the whole file's (the server's whole-file check corrects it): {where}")
     with tempfile.TemporaryDirectory() as directory:
         if args.file:
             path = os.path.join(directory, os.path.basename(args.file))

@@ -97,6 +97,38 @@ def test_a_global_statement_binds_the_module_name():
     assert "counter" in chunks[1].binds and "local" not in chunks[1].binds
 
 
+def test_a_static_method_called_through_its_class_is_kept_with_its_caller(tmp_path):
+    """`Actions.count_failed(df, rule)` in a loop: the helper's count is the loop's action (SPK104), so an edit
+    of the loop's method re-checks it with the helper's body in the partial file."""
+    job = textwrap.dedent('''\
+        from pyspark.sql import DataFrame
+        from pyspark.sql import functions as F
+
+
+        class Actions:
+            def run(self, df: DataFrame, rules: list) -> list:
+                results = []
+                for rule in rules:
+                    results.append(Actions.count_failed(df, rule))
+                return results
+
+            @staticmethod
+            def count_failed(df: DataFrame, rule: str) -> int:
+                return df.filter(F.expr(rule)).count()
+
+
+        ''') + helpers(40)
+    path = str(tmp_path / "actions.py")
+    state, settings = checked(path, job)
+    assert "SPK104" in {c for c, *_ in summary(state.items)}
+    new = job.replace("results = []", "results = []  # one count per rule")
+    plan = inc.plan(state, new)
+    assert plan is not None, inc.last_reason
+    assert "def count_failed(df: DataFrame, rule: str) -> int:" in plan.text
+    analysis, _ = inc.check(state, path, new, settings, "python")
+    assert _same_items(analysis.items, whole(path, new).items)
+
+
 def test_an_edit_rechecks_its_chunk_its_callers_and_keeps_the_rest(tmp_path):
     path = str(tmp_path / "report_job.py")
     state, settings = checked(path, JOB)

@@ -296,8 +296,11 @@ class _Walker:
             if isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
                 self.function(current)
                 continue
-            if isinstance(current, ast.Attribute) and not isinstance(current.ctx, ast.Load):
-                self.attribute_store(current)
+            if isinstance(current, ast.Attribute):
+                if not isinstance(current.ctx, ast.Load):
+                    self.attribute_store(current)
+                elif isinstance(current.value, ast.Name):
+                    self.uses.add(f"{current.value.id}.{current.attr}")  # `Report.build(...)` at module level
             self.strings(current)
             stack.extend(ast.iter_child_nodes(current))
 
@@ -387,6 +390,8 @@ class _Walker:
                 if self.cls and isinstance(base, ast.Name) and base.id in ("self", "cls"):
                     key = f"{self.cls}.{current.attr}"
                     (self.uses if isinstance(current.ctx, ast.Load) else self.binds).add(key)
+                elif isinstance(base, ast.Name):
+                    self.uses.add(f"{base.id}.{current.attr}")  # `Actions.helper(...)`: a class of the file's
             self.strings(current)
             stack.extend(ast.iter_child_nodes(current))
         for name in scope.globals:
