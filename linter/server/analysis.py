@@ -66,6 +66,7 @@ class Item:
 class Analysis:
     items: list[Item] = field(default_factory=list)
     texts: dict = field(default_factory=dict)  # cell (None for the file) -> the text checked
+    verify: tuple | None = None  # a partial answer (linter/server/incremental.py): what its whole-file check needs
 
 
 def notebook_bytes(cells: list[CellText], metadata: dict | None = None) -> bytes:

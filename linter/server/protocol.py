@@ -114,6 +114,7 @@ class Result:
     analysis: Analysis
     by_uri: dict = field(default_factory=dict)  # uri -> [(Item, Diagnostic)]
     serial: int = field(default_factory=lambda: next(_SERIALS))  # pull diagnostics' result id
+    verify: tuple | None = None  # a partial answer's whole-file check to start once it is published
 
 
 @dataclass
@@ -324,8 +325,14 @@ class SparkcheckServer(LanguageServer):
         analysis, state = incremental.check(old, target.path, text, settings, language)
         self.states[target.key] = (generation, state)
         if not state.exact and state.text == text:  # partial (not the last good state kept for a half-typed text)
-            self.start_verify(target, generation, settings, language)
+            analysis.verify = (target, generation, settings, language)  # started once the answer is out
         return analysis
+
+    def verify_later(self, result: Result) -> None:
+        """After a partial answer is published (or pulled): its whole-file check, forked from the worker."""
+        pending, result.verify = result.verify, None
+        if pending is not None:
+            self.worker.submit(self.start_verify, *pending)
 
     def start_verify(self, target: Target, generation: int, settings, language: str) -> None:
         path, text, key = target.path, target.texts[None], target.key
@@ -420,7 +427,8 @@ class SparkcheckServer(LanguageServer):
         if error is not None:
             self.window_log_message(t.LogMessageParams(type=t.MessageType.Error, message=f"sparkcheck: {error}"))
             return None
-        result = Result(target, generation, analysis, self.diagnostics(target, analysis))
+        result = Result(target, generation, analysis, self.diagnostics(target, analysis),
+                        verify=analysis.verify)
         if self.latest.get(target.key) == target.version and generation == self.generation:
             self.results[target.key] = result
             return result
@@ -440,6 +448,7 @@ class SparkcheckServer(LanguageServer):
         if result is None or self.latest.get(key) != result.target.version:
             return  # closed or changed: a newer check is on its way
         self.publish(key, result)
+        self.verify_later(result)
 
     def publish(self, key: str, result: Result) -> None:
         uris = set(result.by_uri)
@@ -694,6 +703,7 @@ def create_server() -> SparkcheckServer:
         result = await ls.result(key) if key is not None else None
         if result is None:
             return t.RelatedFullDocumentDiagnosticReport(items=[])
+        ls.verify_later(result)
         result_id = str(result.serial)
         if params.previous_result_id == result_id:
             return t.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
