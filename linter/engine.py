@@ -56,7 +56,8 @@ class PythonContext:
         from libcst._nodes.internal import CodegenState
 
         module = self.module
-        blocks = [b for b in self._path_to(node) if isinstance(b, cst.IndentedBlock)]
+        block = cst.IndentedBlock  # an exact class: libcst's are ABCs, with a slow isinstance
+        blocks = [b for b in self._path_to(node) if b.__class__ is block]
         if not blocks:
             return module.code_for_node(node)
         indent = [b.indent if b.indent is not None else module.default_indent for b in blocks]
@@ -71,7 +72,7 @@ class PythonContext:
         for i in range(len(a) - 1, -1, -1):
             if a[i] is node:
                 return a[:i]
-        if a:
+        if len(a) > 1:  # below the module (as the module's leave quotes its nodes), the map below is as good
             below = _search(a[-1], node)
             if below is not None:
                 return a[:-1] + below
@@ -112,16 +113,25 @@ def _parents(module) -> dict:
 
 
 def _search(root, node):
-    """The path from ``root`` (included) down to ``node`` (excluded), or None."""
+    """The path from ``root`` (included) down to ``node`` (excluded), or None.
+
+    Depth first, noting each node's parent (not a copy of the path per node), then climbing back."""
     from linter.sources.python import child_nodes
 
-    stack = [(root, [root])]
+    parents = {}
+    stack = [root]
     while stack:
-        current, path = stack.pop()
+        current = stack.pop()
         for child in child_nodes(current):
             if child is node:
+                path = [current]
+                while current is not root:
+                    current = parents[id(current)]
+                    path.append(current)
+                path.reverse()
                 return path
-            stack.append((child, path + [child]))
+            parents[id(child)] = current
+            stack.append(child)
     return None
 
 
@@ -203,7 +213,18 @@ def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     # A rule runs only where one of its trigger words occurs; a file no rule and no SQL wants is not parsed.
     python_rules, sql_wanted = _selection(codes)
     in_tests = is_test_path(unit.document.path)
-    rules = [r.load() for r in python_rules if (r.triggers is None or any(w in text for w in r.triggers))
+    found: dict = {}  # trigger word -> whether the text has it: rules share words (`collect`, `.join`)
+
+    def triggered(words) -> bool:
+        for w in words:
+            hit = found.get(w)
+            if hit is None:
+                hit = found[w] = w in text
+            if hit:
+                return True
+        return False
+
+    rules = [r.load() for r in python_rules if (r.triggers is None or triggered(r.triggers))
              and not (in_tests and r.skip_in_tests)]
     embedded_wanted = sql_wanted and _EMBEDDED_HINT.search(text) is not None
     from linter.configcheck import python_wants_config

@@ -35,6 +35,7 @@ from linter.semantic import (
     method_name,
     positional_args,
 )
+from linter.sources.python import source_child_nodes
 
 JOINS = frozenset({"join"})
 # Methods after which the columns are those of the receiver, attribute for attribute.
@@ -102,10 +103,18 @@ def tracker(ctx) -> Tracker:
     return found
 
 
+# libcst's node classes are ABCs (a slow isinstance) and none of them has subclasses: the scans below
+# compare classes.
+_FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+_BRANCHES = (cst.If, cst.For, cst.While, cst.Try, cst.Else)
+
+
 def _scopes(ctx) -> list:
     """Ids of the enclosing functions, innermost first, then 0 (the module)."""
-    out = [id(a) for a in reversed(ctx.ancestors) if isinstance(a, (cst.FunctionDef, cst.Lambda))]
-    return out + [0]
+    function, lambda_ = _FUNCTIONS
+    out = [id(a) for a in reversed(ctx.ancestors) if a.__class__ is function or a.__class__ is lambda_]
+    out.append(0)
+    return out
 
 
 def enter_function(ctx, node: cst.FunctionDef) -> None:
@@ -132,6 +141,8 @@ def _lookup(ctx, name: str):
 
 def is_monotonic_name(ctx, name: str) -> bool:
     t = tracker(ctx)
+    if not t.monotonic_names:
+        return False
     for scope in _scopes(ctx):
         if (scope, name) in t.monotonic_names:
             return True
@@ -177,42 +188,59 @@ def leave_assign(ctx, node: cst.Assign) -> None:
 def udf_call(ctx, node) -> Optional[str]:
     """The name of a Python UDF of this file called in the expression, as written."""
     stack = [node]
+    call = cst.Call
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call):
+        cls = current.__class__
+        if cls is call:
             value = ctx.semantic.infer(current.func)
             if value is not None and value.kind == UDF:
                 return " ".join(ctx.code_for(current.func).split())
-        if isinstance(current, (cst.Lambda, cst.FunctionDef)):
+        elif cls in _FUNCTIONS:
             continue
-        stack.extend(reversed(current.children))
+        children = source_child_nodes(current)
+        children.reverse()
+        stack.extend(children)
     return None
 
 
 def _conditional(ctx, node) -> bool:
     """An assignment inside an if, loop or try of its own function."""
+    module = cst.Module
     for a in reversed(ctx.ancestors):
         if a is node:
             continue
-        if isinstance(a, (cst.FunctionDef, cst.Lambda, cst.Module)):
+        cls = a.__class__
+        if cls in _FUNCTIONS or cls is module:
             return False
-        if isinstance(a, (cst.If, cst.For, cst.While, cst.Try, cst.Else)):
+        if cls in _BRANCHES:
             return True
     return False
 
 
 def contains_monotonic(ctx, node) -> bool:
     """``F.monotonically_increasing_id()`` inside the expression, directly or through a name built on it."""
+    # Children in libcst's order (the same semantic questions asked in the same order: the model computes
+    # some answers once, when first asked), without the whitespace and punctuation that hold no expression.
+    names = tracker(ctx).monotonic_names  # what is_monotonic_name reads: nothing to find while it is empty
+    is_function = ctx.semantic.is_function
+    call, name, attribute = cst.Call, cst.Name, cst.Attribute
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call) and ctx.semantic.is_function(current.func, MONOTONIC):
-            return True
-        if isinstance(current, cst.Name) and is_monotonic_name(ctx, current.value):
-            return True
-        if isinstance(current, (cst.Lambda, cst.FunctionDef)):
+        cls = current.__class__
+        if cls is call:
+            func = current.func
+            # `F.other(...)`: is_function's own first test, made here without the call
+            if (func.__class__ is not attribute or func.attr.value in MONOTONIC) and is_function(func, MONOTONIC):
+                return True
+        elif cls is name:
+            if names and is_monotonic_name(ctx, current.value):
+                return True
+            continue  # a Name has no child that is an expression
+        elif cls in _FUNCTIONS:
             continue
-        stack.extend(current.children)
+        stack.extend(source_child_nodes(current))
     return False
 
 
@@ -415,12 +443,13 @@ def using_keys(on) -> Optional[list]:
 
 def column_ref(ctx, node) -> Optional[tuple]:
     """``(owner name, column)`` for ``orders.amount`` or ``orders["amount"]`` on a DataFrame name."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+    cls = node.__class__
+    if cls is cst.Attribute and node.value.__class__ is cst.Name:
         value = ctx.semantic.infer(node)
         if value is not None and value.kind == "Column" and ctx.semantic.is_dataframe(node.value):
             return node.value.value, node.attr.value
         return None
-    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1:
+    if cls is cst.Subscript and node.value.__class__ is cst.Name and len(node.slice) == 1:
         index = node.slice[0].slice
         if isinstance(index, cst.Index) and literal_string(index.value) is not None \
                 and ctx.semantic.is_dataframe(node.value):
@@ -438,9 +467,11 @@ def column_refs(ctx, node) -> list:
         if ref is not None:
             out.append((current, ref))
             continue
-        if isinstance(current, (cst.Lambda, cst.FunctionDef)):
+        if current.__class__ in _FUNCTIONS:
             continue
-        stack.extend(reversed(current.children))
+        children = source_child_nodes(current)
+        children.reverse()
+        stack.extend(children)
     return out
 
 

@@ -24,6 +24,7 @@ import libcst as cst
 
 from checks.python import _determinism_and_joins as lineage
 from linter.semantic import DATAFRAME, keyword_arg, literal_string, method_name, positional_args
+from linter.sources.python import source_child_nodes
 
 # Methods that keep the receiver's rows, one for one (columns may change).
 ROW_PRESERVING = frozenset(
@@ -195,13 +196,14 @@ def aggregate_of(ctx, node) -> Optional[Aggregate]:
 
 
 def _walk(node):
+    """The expression's nodes but whitespace and punctuation, in the order of libcst's ``children``."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        if isinstance(current, (cst.Lambda, cst.FunctionDef)):
+        if current.__class__ is cst.Lambda or current.__class__ is cst.FunctionDef:
             continue
-        stack.extend(current.children)
+        stack.extend(source_child_nodes(current))
 
 
 def columns_of(ctx, node) -> tuple:

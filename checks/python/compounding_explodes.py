@@ -6,6 +6,7 @@ import libcst as cst
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import literal_string, method_name, positional_args
+from linter.sources.python import source_child_nodes
 
 _SETUP = """\
 from pyspark.sql import SparkSession
@@ -311,5 +312,5 @@ def _references(node) -> Optional[set]:
         if isinstance(current, cst.Subscript):
             stack.append(current.value)  # `col("o")["items"]`: the field name is not a column
             continue
-        stack.extend(c for c in current.children if isinstance(c, cst.BaseExpression))
+        stack.extend(c for c in source_child_nodes(current) if isinstance(c, cst.BaseExpression))
     return out

@@ -6,6 +6,7 @@ from checks.python._driver import shown
 from checks.python._driver_values import CLOCKS, clock_call, streaming
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import FUNCTIONS
+from linter.sources.python import child_nodes
 
 _SETUP = (
     "from datetime import date, datetime, timedelta\n"
@@ -127,7 +128,7 @@ class DriverClockInExpression(PythonRule):
     # -- where a clock value goes ------------------------------------------------
     def _owner(self, upto: int):
         for node in reversed(self.ctx.ancestors[:upto]):
-            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if node.__class__ in _SCOPES:
                 return node
         return self.ctx.module
 
@@ -249,9 +250,12 @@ class DriverClockInExpression(PythonRule):
     def visit_Name(self, node: cst.Name) -> None:
         if not self._vars:
             return
+        name = node.value
+        if not any(key[1] == name for key in self._vars):
+            return  # no variable of this name holds a clock value, in any scope
         a = self.ctx.ancestors
         for scope in reversed(a):
-            if isinstance(scope, (cst.FunctionDef, cst.Lambda, cst.Module)) or scope is self.ctx.module:
+            if scope.__class__ in _SCOPES or scope.__class__ is cst.Module or scope is self.ctx.module:
                 made = self._vars.get((scope, node.value))
                 if made is not None:
                     break
@@ -313,10 +317,15 @@ class DriverClockInExpression(PythonRule):
 
 
 def _contains(root, node) -> bool:
+    """Whether the expression ``node`` is ``root`` or inside it."""
     stack = [root]
     while stack:
         current = stack.pop()
         if current is node:
             return True
-        stack.extend(current.children)
+        stack.extend(child_nodes(current))
     return False
+
+
+# libcst's node classes are ABCs (a slow isinstance on every Name visited) and have no subclasses
+_SCOPES = (cst.FunctionDef, cst.Lambda)

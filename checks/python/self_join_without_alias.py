@@ -4,6 +4,7 @@ from checks.python import _determinism_and_joins as lineage
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import method_name, positional_args
+from linter.sources.python import source_child_nodes
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -146,5 +147,5 @@ class SelfJoinWithoutAlias(PythonRule):
                     ta, tb = lineage.tokens_of_ref(self.ctx, *a), lineage.tokens_of_ref(self.ctx, *b)
                     if ta is not None and ta == tb:
                         out.update((id(left), id(right)))
-            stack.extend(current.children)
+            stack.extend(source_child_nodes(current))  # libcst's order, without whitespace and punctuation
         return out

@@ -7,6 +7,7 @@ from checks.python._determinism_and_joins import join_condition
 from checks.python._udf import site_for_call
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import UDF, literal_string, method_name, positional_args
+from linter.sources.python import source_child_nodes
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -149,7 +150,7 @@ class UdfInPredicate(PythonRule):
             for token in tokens or ():
                 if token in made:
                     return made[token], f" (through column `{name}`)"
-            stack.extend(current.children)
+            stack.extend(source_child_nodes(current))  # libcst's order, without whitespace and punctuation
         return None, ""
 
     def _udf_in(self, condition):
@@ -169,7 +170,7 @@ class UdfInPredicate(PythonRule):
                         return found
             if isinstance(current, cst.Lambda):
                 continue
-            stack.extend(current.children)
+            stack.extend(source_child_nodes(current))
         return None
 
     def _registered_in(self, text: str):

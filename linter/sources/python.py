@@ -250,24 +250,78 @@ def _children(self) -> list:
 cst.CSTNode.children = property(_children, doc=_LIBCST_CHILDREN.__doc__)
 
 
+# The child fields of a class in the order libcst's ``children`` lists them (the order of the source, which
+# the dataclass order is not for Arg, IfExp, FunctionDef, ClassDef, ExceptHandler, ImportFrom ...), and the
+# child fields libcst's method skipped on the node the order was recorded from (a None it does not visit):
+# a node holding a child there records the order again (see ``_children``).
+_SOURCE_FIELDS: dict = {}  # class -> (child fields in visit order, child fields not seen visited)
+
+
+def _source_fields(node):
+    fields = _child_fields(node.__class__)
+    entry = _record_order(node)
+    if entry is None:
+        return None
+    order = entry[0]
+    found = _SOURCE_FIELDS[node.__class__] = (tuple(f for f in order if f in fields),
+                                              tuple(f for f in fields if f not in order))
+    return found
+
+
+def source_child_nodes(node) -> list:
+    """``child_nodes`` in the order of libcst's ``children`` (``[c for c in node.children if c in
+    child_nodes(node)]``), for the scans that stop at the first match or list what they find in source order,
+    at the cost of ``child_nodes`` (whitespace and punctuation, which hold no expression, are not built)."""
+    entry = _SOURCE_FIELDS.get(node.__class__)
+    if entry is None or (entry[1] and any(_holds_node(getattr(node, name)) for name in entry[1])):
+        entry = _source_fields(node)
+        if entry is None or entry[1] and any(_holds_node(getattr(node, name)) for name in entry[1]):
+            wanted = {id(c) for c in child_nodes(node)}
+            return [c for c in node.children if id(c) in wanted]
+    out = []
+    for name in entry[0]:
+        value = getattr(node, name)
+        vcls = value.__class__
+        if vcls is tuple or vcls is list:
+            for item in value:
+                icls = item.__class__
+                if _IS_NODE.get(icls) or (icls not in _IS_NODE and _is_node(icls)):
+                    out.append(item)
+        elif _IS_NODE.get(vcls) or (vcls not in _IS_NODE and _is_node(vcls)):
+            out.append(value)
+    return out
+
+
+_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _reversed_fields(cls: type) -> tuple[str, ...]:
+    names = _REVERSED_FIELDS[cls] = tuple(reversed(_child_fields(cls)))
+    return names
+
+
 def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
     """Visit every node once, in source order, without recursion.
 
     ``visit``/``leave`` map a node class to a list of callables taking the node.
     ``ancestors`` is kept up to date so callbacks can look at a node's parents:
     during a visit it ends with the node itself.  A node's leave is queued as
-    the node itself under a ``_LEAVE`` marker (no tuple per node).
+    the node itself under a ``_LEAVE`` marker (no tuple per node); a node of a
+    class without child fields (Name, strings, numbers: two in five of the nodes
+    walked) is left as soon as it is visited.  Children are pushed straight
+    onto the stack, last field first, so that the first is visited first.
     """
     stack: list = [module]
     pop, push = stack.pop, stack.append
     is_node = _IS_NODE.get
-    fields_of = _CHILD_FIELDS.get
+    fields_of = _REVERSED_FIELDS.get
     visit_get, leave_get = visit.get, leave.get
     add_ancestor, drop_ancestor = ancestors.append, ancestors.pop
     no_hooks = ()
+    leave_marker = _LEAVE
     while stack:
         node = pop()
-        if node is _LEAVE:
+        if node is leave_marker:
             node = pop()
             for fn in leave_get(node.__class__, no_hooks):
                 fn(node)
@@ -277,25 +331,26 @@ def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
         add_ancestor(node)
         for fn in visit_get(cls, no_hooks):
             fn(node)
-        push(node)
-        push(_LEAVE)
         fields = fields_of(cls)
         if fields is None:
-            fields = _child_fields(cls)
-        children = []
+            fields = _reversed_fields(cls)
+        if not fields:
+            for fn in leave_get(cls, no_hooks):
+                fn(node)
+            drop_ancestor()
+            continue
+        push(node)
+        push(leave_marker)
         for name in fields:
             value = getattr(node, name)
             vcls = value.__class__
             if vcls is tuple or vcls is list:
-                for item in value:
+                for item in reversed(value):
                     icls = item.__class__
                     if is_node(icls) or (icls not in _IS_NODE and _is_node(icls)):
-                        children.append(item)
+                        push(item)
             elif is_node(vcls) or (vcls not in _IS_NODE and _is_node(vcls)):
-                children.append(value)
-        if children:
-            children.reverse()
-            stack.extend(children)
+                push(value)
 
 
 class _Done(Exception):
