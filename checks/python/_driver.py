@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -41,6 +42,9 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
         why = f"its `limit({bound:_})` is above max-rows ({max_rows:_})"
     elif _grouped(rule.ctx, receiver):
         why = "a grouped or distinct result has a row per key, and nothing here bounds the keys (no `limit`)"
+    elif (grouping := _sql_grouping(rule.ctx, value)) is not None:
+        why = (f"a grouped result (its SQL has a {grouping}) has a row per key, and nothing here bounds the keys "
+               "(no `LIMIT`)")
     elif value.flags and "inferred" in value.flags:
         # known from how the code uses it: where it comes from is not in this function
         why = "nothing in this function bounds its rows (no `limit`, no global aggregate)"
@@ -59,6 +63,22 @@ def origin(rule, value, receiver) -> str:
     if isinstance(made, (cst.Name, cst.Attribute, cst.SimpleString, cst.Subscript)):
         return f" (annotated `{shown(rule.ctx, made)}`)"
     return f" (from `{shown(rule.ctx, made)}`)"
+
+
+_SQL_GROUPING = re.compile(r"(?is)\bgroup\s+by\b|\bselect\s+distinct\b")
+
+
+def _sql_grouping(ctx, value) -> Optional[str]:
+    """``"`GROUP BY`"`` (or ``SELECT DISTINCT``) when the value is ``spark.sql`` of a text that groups: a global
+    aggregate is bounded before this is asked, so such a text has a row per key."""
+    made = value.node
+    if not (isinstance(made, cst.Call) and method_name(made) == "sql" and made.args):
+        return None
+    text = ctx.semantic.sql_text(made.args[0].value)
+    found = _SQL_GROUPING.search(text) if text else None
+    if found is None:
+        return None
+    return "`GROUP BY`" if found.group(0).lower().startswith("group") else "`SELECT DISTINCT`"
 
 
 _GROUPINGS = frozenset(("groupBy", "groupby", "rollup", "cube", "distinct", "dropDuplicates", "drop_duplicates"))

@@ -94,6 +94,9 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Invalid(_SETUP + 'IS_SAMPLE = False  # True: train on a sample\ndf = spark.table("orders")\n'
                 'if IS_SAMPLE:\n    df = df.limit(5000)\nrows = df.collect()\n'),
         Invalid(_SETUP + 'events = spark.read.parquet("s3://lake/events")\nrows = events.collect()\n'),
+        # a grouped SQL result: a row per key (the message says so)
+        Invalid(_SETUP + 'report = spark.sql("SELECT category, sum(amount) AS total FROM sales GROUP BY category")\n'
+                'rows = report.collect()\n'),
         Invalid(_SETUP + "def active(df: DataFrame):\n    return df.filter(F.col('active')).collect()\n"),
         Invalid(_SETUP + 'for row in spark.table("orders").toLocalIterator():\n    print(row)\n'),
         Invalid(_SETUP + 'rows = spark.table("orders").limit(5_000_000).collect()\n'),

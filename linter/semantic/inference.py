@@ -324,13 +324,14 @@ class Inference:
     def _sql_frame(self, arg, node) -> Value:
         """``spark.sql(arg)``: its row bound from the text when it is known (a template's fields read as names),
         and {"shuffle"} when the text joins, groups, sorts, dedups or windows (recomputing it is expensive)."""
-        text = self._sql_text(arg)
+        text = self.sql_text(arg)
         if text is None:
             return Value(DATAFRAME, UNBOUNDED, node=node)  # unknown SQL: nothing bounds it
         flags = {"shuffle"} if _SQL_SHUFFLE.search(text) else None
         return Value(DATAFRAME, sql_bound(text), node=node, flags=flags)
 
-    def _sql_text(self, arg) -> Optional[str]:
+    def sql_text(self, arg) -> Optional[str]:
+        """The text of ``spark.sql``'s argument when the file shows it (a literal, a constant, a template)."""
         first = self._infer(arg)
         if first is not None and first.kind == STRING:
             if first.detail is not None:
