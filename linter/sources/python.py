@@ -165,6 +165,11 @@ def child_nodes(node) -> list:
     fields = _CHILD_FIELDS.get(cls)
     if fields is None:
         fields = _child_fields(cls)
+    return _field_nodes(node, fields)
+
+
+def _field_nodes(node, fields) -> list:
+    """The nodes held in ``fields`` of ``node``, in that order (a field may hold a node or a sequence of them)."""
     out = []
     for name in fields:
         value = getattr(node, name)
@@ -278,18 +283,7 @@ def source_child_nodes(node) -> list:
         if entry is None or entry[1] and any(_holds_node(getattr(node, name)) for name in entry[1]):
             wanted = {id(c) for c in child_nodes(node)}
             return [c for c in node.children if id(c) in wanted]
-    out = []
-    for name in entry[0]:
-        value = getattr(node, name)
-        vcls = value.__class__
-        if vcls is tuple or vcls is list:
-            for item in value:
-                icls = item.__class__
-                if _IS_NODE.get(icls) or (icls not in _IS_NODE and _is_node(icls)):
-                    out.append(item)
-        elif _IS_NODE.get(vcls) or (vcls not in _IS_NODE and _is_node(vcls)):
-            out.append(value)
-    return out
+    return _field_nodes(node, entry[0])
 
 
 _REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
