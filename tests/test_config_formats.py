@@ -102,14 +102,22 @@ def _classified(pairs):
             ("capacity-scheduler", [(k, v) for k, v in pairs if k.startswith("yarn.")]))
 
 
+def _write_classified(doc, pairs, head: str, key: str, after: str, tail: str = "") -> None:
+    """Each non-empty classification of ``_classified``: ``head`` (its name in the ``{}``), then per setting
+    ``key`` (the key in the ``{}``), the value and ``after``; then ``tail``."""
+    for classification, items in _classified(pairs):
+        if items:
+            doc.write(head.format(classification))
+            for name, value in items:
+                doc.write(key.format(name)).value(name, value).write(after)
+            doc.write(tail)
+
+
 def cloudformation(pairs):
     doc = Doc().write("Resources:\n  Cluster:\n    Type: AWS::EMR::Cluster\n    Properties:\n"
                       "      ReleaseLabel: emr-7.2.0\n      Configurations:\n")
-    for classification, items in _classified(pairs):
-        if items:
-            doc.write(f"        - Classification: {classification}\n          ConfigurationProperties:\n")
-            for key, value in items:
-                doc.write(f"            {key}: \"").value(key, value).write("\"\n")
+    _write_classified(doc, pairs, "        - Classification: {}\n          ConfigurationProperties:\n",
+                      "            {}: \"", "\"\n")
     return "template.yaml", doc
 
 
@@ -180,12 +188,8 @@ def airflow_emr(pairs):
     doc = Doc().write("from airflow import DAG\nfrom airflow.providers.amazon.aws.operators.emr import "
                       "EmrCreateJobFlowOperator\n\nJOB_FLOW_OVERRIDES = {\n    \"Name\": \"nightly\",\n"
                       "    \"ReleaseLabel\": \"emr-7.2.0\",\n    \"Configurations\": [\n")
-    for classification, items in _classified(pairs):
-        if items:
-            doc.write(f'        {{"Classification": "{classification}", "Properties": {{\n')
-            for key, value in items:
-                doc.write(f'            "{key}": "').value(key, value).write('",\n')
-            doc.write("        }},\n")
+    _write_classified(doc, pairs, '        {{"Classification": "{}", "Properties": {{\n', '            "{}": "', '",\n',
+                      "        }},\n")
     return "nightly_dag.py", doc.write("    ],\n}\n\nwith DAG(\"nightly\") as dag:\n"
                                        "    EmrCreateJobFlowOperator(task_id=\"create\", "
                                        "job_flow_overrides=JOB_FLOW_OVERRIDES)\n")
