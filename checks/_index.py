@@ -255,7 +255,7 @@ MODULES = {
     'python/redundant_dedup_around_groupby.py': 10784,
     'python/repartition_not_by_keys.py': 12120,
     'python/repartition_to_one.py': 5130,
-    'python/repeated_action_without_cache.py': 23160,
+    'python/repeated_action_without_cache.py': 22990,
     'python/schema_inference.py': 7251,
     'python/select_star_on_dataframe.py': 4772,
     'python/self_join_without_alias.py': 7650,

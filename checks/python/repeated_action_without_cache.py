@@ -7,6 +7,7 @@ from checks.python._callees import (
     callee_definition,
 )
 from checks.python._driver import shown
+from checks.python._udf import walk_expression
 from checks.python.action_in_loop import chain_root
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import (
@@ -37,13 +38,20 @@ _ROW_DECIDING = frozenset(("filter", "where", "dropna", "explode", "explode_oute
                            "posexplode_outer", "inline", "inline_outer"))
 
 
+def _row_deciding_name(node) -> bool:
+    """``explode`` / ``F.explode`` and the like inside an argument (a generator changes the rows)."""
+    if isinstance(node, cst.Attribute):
+        node = node.attr
+    return isinstance(node, cst.Name) and node.value in _ROW_DECIDING
+
+
 def _counts_only_rows(expressions: list, node, depth: int = 0) -> bool:
     """Whether a chain (and what the names it starts from were assigned, a few deep) has no step whose rows
     depend on a column. ``expressions``: per function being walked, name -> the expression last assigned it."""
     for _ in range(40):
         if isinstance(node, cst.Call):
-            if method_name(node) in _ROW_DECIDING or any(
-                    isinstance(n, cst.Name) and n.value in _ROW_DECIDING for a in node.args for n in _names(a.value)):
+            if method_name(node) in _ROW_DECIDING or any(_row_deciding_name(n) for a in node.args
+                                                          for n in walk_expression(a.value)):
                 return False
             node = node.func
         elif isinstance(node, cst.Attribute):
@@ -56,21 +64,6 @@ def _counts_only_rows(expressions: list, node, depth: int = 0) -> bool:
         else:
             return True
     return False
-
-
-def _names(node):
-    """The names and attribute names inside an expression (``F.explode`` gives ``explode``)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            yield current
-        elif isinstance(current, cst.Attribute):
-            yield current.attr
-            stack.append(current.value)
-        elif isinstance(current, cst.Call):
-            stack.append(current.func)
-            stack.extend(a.value for a in current.args)
 
 
 def _limited(node) -> bool:

@@ -114,6 +114,8 @@ class Plan:
     text: str  # the partial file: the rows below, joined
     moves: "Moves" = None
     rows: list = field(default_factory=list)  # the partial file's rows, as rows of the new text
+    old_owner: list = field(default_factory=list)  # chunk_of_rows of the old text and of the new one
+    new_owner: list = field(default_factory=list)
 
 
 # ----- chunks -----
@@ -125,22 +127,23 @@ def split(text: str) -> list | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     lines = text.split("\n")
-    return _chunks(module.body, lines, 0, 0, first=True)
+    return _chunks(module.body, lines, first=True)
 
 
-def _chunks(body: list, lines: list, row_offset: int, indent: int, first: bool = False) -> list:
+def _chunks(body: list, lines: list, first: bool = False) -> list:
+    """Chunks of top-level statements (``first``: the module's, whose first may be its docstring)."""
     out: list = []
     for i, node in enumerate(body):
-        start = _first_row(node) + row_offset
-        end = node.end_lineno + row_offset  # end_lineno is 1-based inclusive: one past, 0-based
-        if isinstance(node, ast.ClassDef) and indent == 0:
-            out.extend(_class_chunks(node, lines, row_offset, len(out)))
+        start = _first_row(node)
+        end = node.end_lineno  # end_lineno is 1-based inclusive: one past, 0-based
+        if isinstance(node, ast.ClassDef):
+            out.extend(_class_chunks(node, lines, len(out)))
             continue
         common = _is_common(node, first and i == 0, lines[start:end])
         binds, uses = _names(node)
         defs = frozenset({node.name}) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else frozenset()
         out.append(Chunk(start, end, "\n".join(lines[start:end]), frozenset(binds), frozenset(uses), common,
-                         None, indent, defs, isinstance(node, (ast.Import, ast.ImportFrom))))
+                         None, 0, defs, isinstance(node, (ast.Import, ast.ImportFrom))))
     return out
 
 
@@ -149,14 +152,14 @@ def _first_row(node) -> int:
     return (decorators[0].lineno if decorators else node.lineno) - 1
 
 
-def _class_chunks(node: ast.ClassDef, lines: list, row_offset: int, index: int) -> list:
+def _class_chunks(node: ast.ClassDef, lines: list, index: int) -> list:
     """The header (everything but the methods) and one chunk per method, each method with its class's index."""
     methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    start = _first_row(node) + row_offset
-    end = node.end_lineno + row_offset
+    start = _first_row(node)
+    end = node.end_lineno
     method_rows = set()
     for m in methods:
-        method_rows.update(range(_first_row(m) + row_offset, m.end_lineno + row_offset))
+        method_rows.update(range(_first_row(m), m.end_lineno))
     header_rows = [r for r in range(start, end) if r not in method_rows]
     others = [s for s in node.body if s not in methods]
     binds = {node.name}
@@ -169,13 +172,13 @@ def _class_chunks(node: ast.ClassDef, lines: list, row_offset: int, index: int) 
     header = Chunk(start, end, header_text, frozenset(binds), frozenset(uses),
                    _is_common(node, False, [lines[r] for r in header_rows]) and not methods, None, 0,
                    frozenset({node.name}))
-    return [header] + [_method_chunk(m, lines, row_offset, node.name, index) for m in methods]
+    return [header] + [_method_chunk(m, lines, node.name, index) for m in methods]
 
 
-def _method_chunk(m, lines: list, row_offset: int, cls: str, parent: int | None) -> Chunk:
+def _method_chunk(m, lines: list, cls: str, parent: int | None) -> Chunk:
     """A method: it binds ``Class.name`` (what ``self.name(...)`` reads) and the ``self`` attributes it sets."""
     b, u = _names(m, cls=cls)
-    start, end = _first_row(m) + row_offset, m.end_lineno + row_offset
+    start, end = _first_row(m), m.end_lineno
     binds = {f"{cls}.{m.name}"} | (b - {m.name})  # `global` stores inside it stay module names
     return Chunk(start, end, "\n".join(lines[start:end]), frozenset(binds), frozenset(u), False, parent,
                  m.col_offset, frozenset({f"{cls}.{m.name}"}))
@@ -502,11 +505,10 @@ def plan(old: State, text: str) -> Plan | None:
     moves = Moves(lo, hi, delta)
     old_to_new = {old_i: k for k, (old_i, _) in reused.items()}
     stale = set()  # chunks whose items fix or quote rows the edit changed
-    old_owner = chunk_of_rows(chunks_old, len(old_lines))
     for item in old.items:
         row = item.finding.location.row - 1
-        if 0 <= row < len(old_owner) and old_owner[row] in old_to_new and moves.touches(item):
-            stale.add(old_to_new[old_owner[row]])
+        if 0 <= row < len(owner) and owner[row] in old_to_new and moves.touches(item):
+            stale.add(old_to_new[owner[row]])
     if _same_code([chunks_old[i] for i in sorted(touched)], [chunks[i] for i in sorted(edited)]):
         recheck, keep = _closure(chunks, edited, set(), stale, alone=True)  # comments, spacing: nothing else
     else:
@@ -528,8 +530,9 @@ def plan(old: State, text: str) -> Plan | None:
         return _whole('too much of the file')
     for i in recheck:
         reused.pop(i, None)
-    rows = _partial_rows(new_lines, chunks, keep)
-    return Plan(chunks, recheck, keep, reused, "\n".join(new_lines[r] for r in rows), moves, rows)
+    new_owner = chunk_of_rows(chunks, len(new_lines))
+    rows = _partial_rows(new_lines, new_owner, keep)
+    return Plan(chunks, recheck, keep, reused, "\n".join(new_lines[r] for r in rows), moves, rows, owner, new_owner)
 
 
 def _own_rows(chunks: list, i: int) -> int:
@@ -584,13 +587,13 @@ def _reparse(region: list, row_offset: int, indent: int, cls: str | None, parent
     if indent:
         if not all(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in module.body):
             return None  # a class attribute between methods: the header changed
-        chunks = [_method_chunk(n, stripped, 0, cls, parent) for n in module.body]
+        chunks = [_method_chunk(n, stripped, cls, parent) for n in module.body]
         return [replace(c, start=c.start + row_offset, end=c.end + row_offset, indent=indent,
                         text="\n".join(region[c.start:c.end])) for c in chunks]
     if any(isinstance(n, ast.ClassDef) for n in module.body):
         return None  # a class edited as a whole: the file is split again
     return [replace(c, start=c.start + row_offset, end=c.end + row_offset)
-            for c in _chunks(module.body, region, 0, 0)]
+            for c in _chunks(module.body, region)]
 
 
 def _same_code(old: list, new: list) -> bool:
@@ -715,12 +718,11 @@ def _context(chunks: list, recheck: set, keep: set, linked: set, binders: dict) 
     return recheck, keep
 
 
-def _partial_rows(lines: list, chunks: list, keep: set) -> list:
+def _partial_rows(lines: list, owner: list, keep: set) -> list:
     """The rows of the partial file, in order: those of the kept chunks (a kept class: its own lines and its kept
     methods') and the comments of no chunk. Blank rows of no chunk and every other chunk's rows are left out:
     libcst parses a blank line as a node of its own, and a file of blank lines costs half a full parse."""
-    owner = chunk_of_rows(chunks, len(lines))  # a method's rows are the method's, the rest of a class its header's
-    kept = []
+    kept = []  # ``owner``: chunk_of_rows, so a method's rows are the method's, the rest of a class its header's
     for r, line in enumerate(lines):
         i = owner[r]
         if (i == -1 and line.strip()) or i in keep:  # a comment between statements may be a `noqa` or a cell marker
@@ -748,8 +750,7 @@ def merge(old: State, p: Plan, partial_items: list, new_text: str) -> State:
     """The new answer: the partial check's items for the rechecked chunks and the rows of no chunk, every other
     chunk's old items moved by the rows the edit added or removed."""
     new_lines = new_text.split("\n")
-    new_owner = chunk_of_rows(p.chunks, len(new_lines))
-    old_owner = chunk_of_rows(old.chunks, len(old.lines))
+    new_owner, old_owner = p.new_owner, p.old_owner
     items = []
     for item in partial_items:
         row = item.finding.location.row - 1
