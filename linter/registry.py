@@ -48,6 +48,7 @@ class Invalid(_Example):
     unsafe: bool = False  # the fix needs --unsafe-fixes
     path: str = "example.py"
     options: Optional[dict] = None
+    preview: bool = True  # checked with --preview (False: a case of the default rule set alone)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Valid(_Example):
     code: Any
     path: str = "example.py"
     options: Optional[dict] = None
+    preview: bool = True  # checked with --preview (False: quiet without it; a preview case may report it)
 
 
 _IN_TESTS = (

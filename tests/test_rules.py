@@ -12,9 +12,9 @@ RULES = registry.all_rules()
 REQUIRED = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "References")
 
 
-def _settings(tmp_path, rule, options=None):
-    # explicit rules need their own code to be selected; preview rules need --preview
-    overrides = {"select": ["ALL", *(r.code for r in RULES if r.explicit)], "preview": True}
+def _settings(tmp_path, rule, options=None, preview=True):
+    # explicit rules need their own code to be selected; preview rules (and preview cases) need --preview
+    overrides = {"select": ["ALL", *(r.code for r in RULES if r.explicit)], "preview": preview}
     if options:
         overrides["__rules__"] = {rule.code: options}
     return Resolver(overrides, cwd=str(tmp_path)).for_path(str(tmp_path / "x.py"))
@@ -27,7 +27,8 @@ def _cases(kind):
 
 
 def _findings(tmp_path, rule, example):
-    settings = _settings(tmp_path, rule, example.options)
+    assert example.preview or not rule.preview, "a preview rule's examples are checked with --preview"
+    settings = _settings(tmp_path, rule, example.options, example.preview)
     path = str(tmp_path / example.path)
     if rule.kind == "plan":
         from linter.runtime.plans import check_plan_text

@@ -111,6 +111,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Invalid("rows = spark.table('customers').collect()\n", path="notebook_cell.py"),
         Invalid("from pyspark.sql import functions as F\n\ndef positives(df):\n"
                 "    return df.filter(F.col('amount') > 0).collect()\n"),
+        Invalid("from pyspark.sql import SparkSession\n\ndef subtotals(df):\n"
+                "    return df.rollup('region', 'store').agg({'amount': 'sum'}).collect()\n"),
     )
     valid = (
         Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),

@@ -12,7 +12,7 @@ _SETUP = (
     "spark = SparkSession.builder.getOrCreate()\norders = spark.table('sales.orders')\n"
 )
 _RANGE_OPERATORS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
-_DATE_CALLS = ("datetime.date", "datetime.datetime", "pandas.Timestamp")
+_DATE_CALLS = ("datetime.date", "datetime.datetime", "pandas.Timestamp", "pendulum.datetime", "pendulum.date")
 
 
 class HardcodedDateInFilter(PythonRule):
@@ -35,6 +35,9 @@ class HardcodedDateInFilter(PythonRule):
     data), and test modules (`test_*.py`, `tests/`: fixed data, fixed
     dates). The compact form `"20240101"` counts only against a column
     named like a date (`ds`, `dt`, `day`, `..._date`).
+
+    With `--preview`, ranges are reported as with `ranges`: whether a fixed
+    lower bound is meant is a judgement the file cannot settle.
 
     ## Why is this bad?
     A scheduled job runs every day with the code it was deployed with: a
@@ -86,12 +89,15 @@ class HardcodedDateInFilter(PythonRule):
         Invalid(_SETUP + "daily = orders.filter(F.col('ds') == '20240101')\n"),
         Invalid(_SETUP + "recent = orders.filter(F.col('order_date') >= '2024-01-01')\n",
                 options={"ranges": True}),
+        Invalid(_SETUP + "import pendulum\nlate = orders.filter(F.col('ts') > pendulum.datetime(2026, 1, 1, tz='UTC'))\n"),
+        Invalid("from pyspark.sql import functions as F\n\ndef january(df):\n"
+                "    return df.filter(F.col('d').between('2026-01-01', '2026-01-31'))\n"),
         Invalid("from pyspark.sql import functions as F\n\ndef daily(df):\n"
                 "    return df.filter(F.col('event_ts') == '2024-01-01 00:00:00').withColumn('x', F.lit(1))\n"),
     )
     valid = (
         Valid(_SETUP + "def daily(run_date):\n    return orders.filter(F.col('order_date') == run_date)\n"),
-        Valid(_SETUP + "recent = orders.filter(F.col('order_date') >= '2024-01-01')\n"),
+        Valid(_SETUP + "recent = orders.filter(F.col('order_date') >= '2024-01-01')\n", preview=False),
         Valid(_SETUP + "current = orders.where(F.col('valid_to') == '9999-12-31')\n"),
         Valid(_SETUP + "odd = orders.filter(F.col('batch') == '2024-13-01')\n"),
         Valid(_SETUP + "tagged = orders.withColumn('v', F.when(F.col('day') == '2024-01-01', 1))\n"),
@@ -107,6 +113,7 @@ class HardcodedDateInFilter(PythonRule):
     def visit_Module(self, node: cst.Module) -> None:
         unit = self.ctx.unit
         self._off = unit.document.is_notebook
+        self._ranges = self.opts["ranges"] or self.ctx.settings.preview
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._off or method_name(node) not in ("filter", "where") or not node.args:
@@ -134,7 +141,7 @@ class HardcodedDateInFilter(PythonRule):
         left = node.left
         for target in node.comparisons:
             op, right = target.operator, target.comparator
-            wanted = isinstance(op, cst.Equal) or (self.opts["ranges"] and isinstance(op, _RANGE_OPERATORS))
+            wanted = isinstance(op, cst.Equal) or (self._ranges and isinstance(op, _RANGE_OPERATORS))
             if wanted:
                 for column, value in ((left, right), (right, left)):
                     text = self._date(value, column)
@@ -152,7 +159,7 @@ class HardcodedDateInFilter(PythonRule):
         if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple, cst.Set)):
             args = [e.value for e in args[0].elements]
         if method == "between":
-            if not self.opts["ranges"]:
+            if not self._ranges:
                 return
             dates = [self._date(a, column) for a in args]
             found = [(a, d) for a, d in zip(args, dates) if d is not None]
@@ -205,13 +212,14 @@ class HardcodedDateInFilter(PythonRule):
         except (SqlglotError, ValueError, RecursionError):
             return
         for condition in filter_conditions(tree):
-            found = sql_date_predicates(condition, self.opts["ranges"])
+            found = sql_date_predicates(condition, self._ranges)
             if found:
-                literal, column, _ = found[0]
+                literal, column, op = found[0]
+                what = "day" if op in ("=", "NullSafeEQ", "IN") else "window"
                 self.ctx.report(
                     self, node,
                     f"the filter compares `{column}` with the fixed date '{literal.this}': every scheduled run "
-                    "reads the same day",
+                    f"reads the same {what}",
                     help=_HELP)
                 return
 

@@ -19,6 +19,7 @@ from linter.semantic import (
     Value,
     method_name,
 )
+from linter.semantic.bounds import UNBOUNDED
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -111,6 +112,15 @@ class RepeatedActionWithoutCache(PythonRule):
     and only when the first action runs whenever the second does (not in
     different branches of an `if`).
 
+    With `--preview`, a plain read made in this file (`spark.table(...)`,
+    `spark.read...`, with only filters and column changes after it)
+    materialised by two full actions (`count`, `collect`, `toPandas`, a
+    write; not `show()`, `first()` or a `limit`) is reported too: each
+    action reads the source again. Whether a cache pays for that is a
+    judgement the file cannot settle (a JDBC or CSV source: usually; a
+    Parquet table read twice: often not, the cache costs executor memory
+    and a serialization), so it stays in preview.
+
     ## Why is this bad?
     DataFrames are lazy: each action recomputes the whole plan from the
     sources, joins and shuffles included. Two actions on an expensive
@@ -158,6 +168,9 @@ class RepeatedActionWithoutCache(PythonRule):
                 "predictions = model.transform(test)\nevaluator = RegressionEvaluator(labelCol='amount')\n"
                 "rmse = evaluator.evaluate(predictions, {evaluator.metricName: 'rmse'})\n"
                 "mae = evaluator.evaluate(predictions, {evaluator.metricName: 'mae'})\n"),
+        Invalid(_SETUP + "orders = spark.table('orders')\nn = orders.count()\nrows = orders.collect()\n"),
+        Invalid(_SETUP + "raw = spark.read.option('header', True).csv('s3://in/orders/')\npaid = raw.filter(F.col('paid'))\n"
+                "paid.write.parquet('s3://out/paid/')\npaid.write.saveAsTable('sales.paid')\n"),
         Invalid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
                 "answered = orders.withColumn('answer', ask('question'))\n"
                 "print(answered.filter(F.col('answer') != '').count())\nanswered.write.parquet('/answers')\n"),
@@ -196,6 +209,9 @@ class RepeatedActionWithoutCache(PythonRule):
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id').cache()\nprint(enriched.count())\nenriched.show()\n"),
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id')\nenriched.persist()\nenriched.count()\nenriched.show()\n"),
         Valid(_SETUP + "print(orders.count())\norders.show()\n"),
+        Valid(_SETUP + "orders = spark.table('orders')\nn = orders.count()\nrows = orders.collect()\n", preview=False),
+        Valid(_SETUP + "def publish(df):\n    n = df.count()\n    df.write.saveAsTable('out')\n"),
+        Valid(_SETUP + "small = spark.createDataFrame([(1, 'a')], ['id', 'v'])\nsmall.count()\nsmall.collect()\n"),
         Valid(_SETUP + "class Report:\n    def build(self):\n"
               "        self.enriched = orders.join(customers, 'customer_id')\n        self.enriched.cache()\n"
               "        self.enriched.write.saveAsTable('reports.enriched')\n        print(self.enriched.count())\n"),
@@ -350,13 +366,15 @@ class RepeatedActionWithoutCache(PythonRule):
         if value is None or value.kind != DATAFRAME:
             return
         flags = value.flags or ()
-        if not ({"shuffle", "model", "udf"} & set(flags)) or "cached" in flags:
+        plain = not ({"shuffle", "model", "udf"} & set(flags))
+        if "cached" in flags or (plain and not (self.ctx.settings.preview and _read_here(value))):
             return
         if "shuffle" not in flags and (method in _PARTIAL or _limited(computed)):
             # `show()`, `first()`, `limit(n).collect()` of a plan with no shuffle compute a partition or so: they
             # neither pay for the scoring nor repeat it (with a shuffle, the whole map side runs first)
             return
-        if method == "count" and not ({"shuffle", "model"} & set(flags)) and _counts_only_rows(self.expressions, computed):
+        if method == "count" and "udf" in flags and not ({"shuffle", "model"} & set(flags)) and \
+                _counts_only_rows(self.expressions, computed):
             return  # a count of a UDF-scored frame that no filter reads: Spark prunes the UDF's column
         blocks = self._blocks()
         first = self.seen.get(id(value))
@@ -368,7 +386,8 @@ class RepeatedActionWithoutCache(PythonRule):
             return
         what = ("joins and shuffles included" if "shuffle" in flags else
                 "the model's scoring of every row included" if "model" in flags else
-                "every row's Python UDF call included")
+                "every row's Python UDF call included" if "udf" in flags else
+                "a plain read: its source is scanned again")
         self.ctx.report(
             self,
             node,
@@ -387,6 +406,14 @@ class RepeatedActionWithoutCache(PythonRule):
             return None
         dataset = node.args[0].value
         return dataset if self.ctx.semantic.is_dataframe(dataset) else None
+
+
+def _read_here(value) -> bool:
+    """A DataFrame this file reads from a source itself (not a parameter, not known only from its use, not
+    built on a cache, not a handful of rows)."""
+    flags = value.flags or ()
+    return isinstance(value.node, cst.Call) and not ({"inferred", "on-cache"} & set(flags)) and \
+        value.bound == UNBOUNDED
 
 
 def _self_attribute(node) -> bool:

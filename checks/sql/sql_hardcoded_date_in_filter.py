@@ -25,6 +25,11 @@ class SqlHardcodedDateInFilter(SqlRule):
     `valid_to = '9999-12-31'`). String filters of DataFrames
     (`.where("ds = '2024-01-01'")`) are SPK330's.
 
+    With `--preview`, the two judgement calls go the other way: a plain
+    `SELECT` of a `.sql` file is read as a job's (a file in a pipeline's
+    repository is usually deployed), and ranges are reported as with
+    `ranges`. Notebooks, `%sql` cells and test modules stay quiet.
+
     ## Why is this bad?
     A scheduled statement runs every day with the text it was deployed with:
     a filter on a fixed date makes every run load, merge or delete the same
@@ -76,17 +81,22 @@ class SqlHardcodedDateInFilter(SqlRule):
                 path="job.py"),
         Invalid("INSERT OVERWRITE TABLE t SELECT * FROM s WHERE ds >= '2024-01-01';\n", path="load.sql",
                 options={"ranges": True}),
+        Invalid("SELECT store_id, SUM(amount) FROM silver.orders\nWHERE order_date >= '2026-01-01'\n"
+                "GROUP BY store_id;\n", path="reports/weekly_revenue.sql"),
     )
     valid = (
-        Valid("SELECT * FROM sales.orders WHERE order_date = '2024-01-01';\n", path="adhoc.sql"),
+        Valid("SELECT * FROM sales.orders WHERE order_date = '2024-01-01';\n", path="adhoc.sql", preview=False),
         Valid("INSERT INTO t SELECT id FROM s WHERE ds = '{{ ds }}';\n", path="load.sql"),
-        Valid("INSERT INTO t SELECT id FROM s WHERE ds >= DATE '2024-01-01';\n", path="load.sql"),
+        Valid("INSERT INTO t SELECT id FROM s WHERE ds >= DATE '2024-01-01';\n", path="load.sql", preview=False),
         Valid("INSERT INTO t SELECT id FROM s WHERE valid_to = '9999-12-31';\n", path="load.sql"),
         Valid("INSERT INTO t SELECT id, CASE WHEN d = '2024-01-01' THEN 1 END AS x FROM s;\n", path="load.sql"),
         Valid("INSERT INTO t SELECT id FROM s WHERE ds = date_sub(current_date(), 1);\n", path="load.sql"),
         Valid(_JOB + "x = spark.sql(\"SELECT id FROM t WHERE ds = '2024-01-01'\")\n", path="tests/test_job.py"),
         Valid("# Databricks notebook source\n" + _JOB +
               "display(spark.sql(\"SELECT id FROM t WHERE ds = '2024-01-01'\"))\n", path="explore.py"),
+        Valid("SELECT id FROM t WHERE d = '{{ ds }}' AND valid_to = '9999-12-31';\n", path="report.sql"),
+        Valid("SELECT id, CASE WHEN d < '2020-01-01' THEN 'legacy' END AS era FROM t\n"
+              "WHERE name = '2026-01-01-backup';\n", path="report.sql"),
     )
 
     def visit_Select(self, node) -> None:
@@ -109,8 +119,9 @@ class SqlHardcodedDateInFilter(SqlRule):
         seen = getattr(self, "_seen", None)
         if seen is None:
             seen = self._seen = set()
+        ranges = self.opts["ranges"] or self.ctx.settings.preview
         for condition in filter_conditions(node):
-            for literal, column, op in sql_date_predicates(condition, self.opts["ranges"]):
+            for literal, column, op in sql_date_predicates(condition, ranges):
                 if id(literal) in seen:
                     continue
                 seen.add(id(literal))
@@ -130,7 +141,7 @@ class SqlHardcodedDateInFilter(SqlRule):
             return True
         from linter.sources.sql import is_templated
 
-        if is_templated(document.text):
+        if is_templated(document.text) or self.ctx.settings.preview:
             return True
         root = self.ctx.statement.expression if self.ctx.statement is not None else None
         return root is not None and type(root).__name__ in _WRITES

@@ -47,12 +47,13 @@ from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, RDD, Value, dotted
 # Methods and attributes only a Spark DataFrame has, among the frame libraries a
 # Python job may use: none of pandas, polars, dask, ibis, SQLAlchemy or Django
 # has a member of this name.  (`groupBy`/`orderBy` are camelCase: pandas and
-# polars spell theirs `groupby`/`group_by`/`sort`.)
+# polars spell theirs `groupby`/`group_by`/`sort`; `rollup`/`cube` are SQL grouping
+# sets, which only SQLAlchemy has, and as functions, not as members.)
 DATAFRAME_ONLY = frozenset(
     "withColumn withColumns withColumnRenamed withColumnsRenamed withMetadata toPandas createOrReplaceTempView "
     "createTempView createGlobalTempView createOrReplaceGlobalTempView registerTempTable printSchema unionByName "
     "unionAll selectExpr dropDuplicates dropDuplicatesWithinWatermark crossJoin writeTo writeStream write rdd na "
-    "stat groupBy orderBy sortWithinPartitions repartitionByRange localCheckpoint withWatermark toLocalIterator "
+    "stat groupBy rollup cube groupingSets orderBy sortWithinPartitions repartitionByRange localCheckpoint withWatermark toLocalIterator "
     "foreachPartition mapInPandas mapInArrow sameSemantics semanticHash inputFiles isStreaming unpersist colRegex "
     "exceptAll intersectAll toJSON approxQuantile sampleBy freqItems crosstab storageLevel".split()
 )
