@@ -246,7 +246,7 @@ def _write_cases(cases: list, roots: dict, base: str) -> tuple[list, list]:
     return written, failed
 
 
-def _run_sparkcheck(base: str, work: str, codes: set) -> dict:
+def _run_sparkcheck(base: str, work: str, codes: set, preview: bool = True) -> dict:
     """``{(peer, relative path): [(code, line)]}`` of one sparkcheck run over every case."""
     config = os.path.join(work, "sparkcheck.toml")  # neutral settings: the defaults
     with open(config, "w", encoding="utf-8") as f:
@@ -255,8 +255,8 @@ def _run_sparkcheck(base: str, work: str, codes: set) -> dict:
         [sys.executable, "-m", "linter", "rules", "--preview", "--output-format", "json"],
         check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT}).stdout)
     explicit = sorted(r["code"] for r in rules if r["explicit"] and r["code"] in codes)
-    cmd = [sys.executable, "-m", "linter", "check", base, "--no-cache", "--preview", "--exit-zero",
-           "--output-format", "json", "--config", config]
+    cmd = [sys.executable, "-m", "linter", "check", base, "--no-cache", *(["--preview"] if preview else []),
+           "--exit-zero", "--output-format", "json", "--config", config]
     if explicit:
         cmd += ["--extend-select", ",".join(explicit)]
     done = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=work,
@@ -362,6 +362,7 @@ def examples(misses: bool = False, keep: str | None = None) -> None:
         t0 = time.perf_counter()
         ours = _run_sparkcheck(base, tmp, codes)
         ours_took = time.perf_counter() - t0
+        stable = _run_sparkcheck(base, tmp, codes, preview=False)  # the same without the preview cases
         theirs, peer_errors, peer_took = {}, {}, {}
         for peer in _peers.PEERS:
             if peer not in commands:
@@ -388,11 +389,13 @@ def examples(misses: bool = False, keep: str | None = None) -> None:
             key = (case["peer"], case["path"])
             case["ours_all"] = ours["findings"].get(key, [])
             case["ours"] = _hits(case["ours_all"], set(mapped), expect)
+            case["stable"] = _hits(stable["findings"].get(key, []), set(mapped), expect)
             case["theirs"] = _hits(theirs.get(key, []), {case["rule"]}, expect)
             case["vouched"] = []
             if case["kind"] == "negative" and case["ours"]:
                 case["vouched"] = _vouched(case, theirs.get(key, []), mapping)
                 case["ours"] = [h for h in case["ours"] if h not in case["vouched"]]
+                case["stable"] = [h for h in case["stable"] if h not in case["vouched"]]
             gaps = (snippet_gaps(case["text"], methods, pyspark_names) if case["lang"] == "python"
                     else {"df": [], "imports": []})
             case["no_df"] = None if gaps is None else gaps["df"]
@@ -449,6 +452,10 @@ def _print_examples(cases, failed, unmapped, explicit, peer_errors, misses) -> N
     print(f"\ntargets: positives caught >= {TARGET_CAUGHT:.0f}%: {caught_pct:.1f}% "
           f"({'met' if caught_pct >= TARGET_CAUGHT else 'NOT met'}); negatives flagged < {TARGET_FLAGGED:.0f}%: "
           f"{flagged_pct:.1f}% ({'met' if flagged_pct < TARGET_FLAGGED else 'NOT met'})")
+    stable_pos = sum(bool(c["stable"]) for c in scoped if c["kind"] == "positive")
+    stable_neg = sum(bool(c["stable"]) for c in scoped if c["kind"] == "negative")
+    print(f"without --preview (the default rule set and its default cases, same off-by-default codes): "
+          f"positives caught {_pct(stable_pos, n_pos)}, negatives flagged {_pct(stable_neg, n_neg)}")
 
     pos = [c for c in scoped if c["kind"] == "positive"]
 
