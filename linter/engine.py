@@ -153,9 +153,10 @@ def _methods(rule_cls) -> list[tuple[str, type, str]]:
 
 
 # Every Python rule reasons about Spark objects, which sparkcheck only knows from
-# pyspark imports, the names `spark` and `sc`, or configured DataFrame functions:
-# a file that mentions none of them cannot produce a finding and is not parsed.
-_SPARK_HINT = re.compile(r"spark|Spark|SPARK|\bsc\b|\bsqlContext\b")
+# pyspark imports, the names `spark` and `sc`, Databricks Connect's session, or
+# configured DataFrame functions: a file that mentions none of them cannot produce
+# a finding and is not parsed.
+_SPARK_HINT = re.compile(r"spark|Spark|SPARK|\bsc\b|\bsqlContext\b|DatabricksSession")
 
 
 def _mentions_spark(text: str, settings) -> bool:

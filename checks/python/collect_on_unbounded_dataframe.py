@@ -113,9 +113,16 @@ class CollectOnUnboundedDataFrame(PythonRule):
                 "    return df.filter(F.col('amount') > 0).collect()\n"),
         Invalid("from pyspark.sql import SparkSession\n\ndef subtotals(df):\n"
                 "    return df.rollup('region', 'store').agg({'amount': 'sum'}).collect()\n"),
+        Invalid("from databricks.connect import DatabricksSession\n\n"
+                "session = DatabricksSession.builder.serverless().getOrCreate()\n"
+                "rows = session.table('samples.tpch.orders').collect()\n"),
+        Invalid("from pyspark.sql import SparkSession\n\ndf = df  # the notebook's frame\nrows = df.collect()\n"),
     )
     valid = (
         Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),
+        Valid("from databricks.connect import DatabricksSession\n\n"
+              "session = DatabricksSession.builder.profile('dev').getOrCreate()\n"
+              "rows = session.table('samples.tpch.orders').limit(20).collect()\n"),
         Valid(_SETUP + 'IS_SAMPLE = False\ndf = spark.table("orders")\nif IS_SAMPLE:\n    df = df.limit(100)\n'
               'IS_SAMPLE = True\nrows = df.collect()\n'),
         Valid(_SETUP + 'top = spark.table("orders").agg(F.max("amount")).collect()[0][0]\n'),

@@ -17,7 +17,11 @@ _GROUPING = frozenset("groupBy groupby rollup cube".split())
 _GROUPED_RESULT = frozenset("agg count sum avg mean min max applyInPandas apply".split())
 _READER_CONFIG = frozenset("format option options schema".split())
 _READER_LOAD = frozenset("load csv json parquet orc text table jdbc avro xml delta".split())
-_BUILDER_CONFIG = frozenset("master appName config enableHiveSupport remote".split())
+# (serverless ... userAgent: Databricks Connect's DatabricksSession.builder)
+_BUILDER_CONFIG = frozenset(
+    "master appName config enableHiveSupport remote serverless profile clusterId host token sdkConfig "
+    "validateSession headers userAgent".split()
+)
 _RDD_SAME = frozenset(
     "map flatMap filter mapPartitions mapPartitionsWithIndex mapValues flatMapValues distinct "
     "reduceByKey groupByKey sortBy sortByKey keys values keyBy sample union join cache persist "

@@ -418,11 +418,10 @@ def _inferred(why: str) -> Value:
 
 
 def _self_derived(node: cst.Assign) -> bool:
-    """`df = df.<calls and attributes>`: one name, rebound from a chain that starts at itself."""
+    """`df = df.<calls and attributes>` (or `df = df`): one name, rebound from a chain that starts at itself."""
     if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
         return False
-    value, steps = node.value, 0
+    value = node.value
     while isinstance(value, (cst.Call, cst.Attribute)):
         value = value.func if isinstance(value, cst.Call) else value.value
-        steps += 1
-    return steps > 0 and isinstance(value, cst.Name) and value.value == node.targets[0].target.value
+    return isinstance(value, cst.Name) and value.value == node.targets[0].target.value

@@ -188,8 +188,8 @@ class Inference:
             return None
         if kind == IMPORT:
             q = _normalise(f"{base.detail}.{attr}")
-            if q.endswith("SparkSession.builder"):
-                return Value(BUILDER)
+            if q.endswith("SparkSession.builder") or q == "databricks.connect.DatabricksSession.builder":
+                return Value(BUILDER)  # Databricks Connect's builder makes a Spark Connect session
             return Value(IMPORT, detail=q)
         if kind == SESSION:
             if attr in ("read", "readStream"):
