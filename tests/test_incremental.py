@@ -147,6 +147,83 @@ def test_an_edit_rechecks_its_chunk_its_callers_and_keeps_the_rest(tmp_path):
     assert _same_items(analysis.items, whole(path, new).items)
 
 
+def test_a_class_s_blank_lines_between_methods_are_left_out_but_not_those_of_its_strings(tmp_path):
+    """A long class: the partial file has its methods without the blank lines between them (libcst pays for
+    each), but a class attribute's string keeps its blank lines, and the answer is the whole file's."""
+    methods = "\n".join(f"    def total_{i}(self, rows):\n        total = 0\n        for r in rows:\n"
+                        f"            total += r * {i}\n        return total\n" for i in range(40))
+    job = textwrap.dedent('''\
+        from pyspark.sql import DataFrame, SparkSession
+
+
+        class Daily:
+            QUERY = """
+            SELECT customer_id, amount
+
+            FROM orders
+            """
+
+            def __init__(self, spark: SparkSession):
+                self.spark = spark
+
+            def everything(self) -> list:
+                orders: DataFrame = self.spark.sql(self.QUERY)
+
+                return orders.collect()
+
+
+        ''') + methods
+    path = str(tmp_path / "daily.py")
+    state, settings = checked(path, job)
+    assert "SPK101" in {c for c, *_ in summary(state.items)}
+    new = job.replace("return orders.collect()", "return orders.collect()  # all of it")
+    plan = inc.plan(state, new)
+    assert plan is not None, inc.last_reason
+    lines = new.split("\n")
+    assert 'SELECT customer_id, amount\n\n    FROM orders' in plan.text  # the string's blank line stays
+    assert "    def total_3(self, rows):" in lines and "def total_3" not in plan.text
+    between = [r for r in plan.rows if not lines[r].strip()]  # blank rows kept: the string's, the method's
+    assert [lines[r + 1].strip() for r in between] == ["FROM orders", "return orders.collect()  # all of it"]
+    analysis, _ = inc.check(state, path, new, settings, "python")
+    assert _same_items(analysis.items, whole(path, new).items)
+
+
+def test_a_constructor_kept_for_context_keeps_only_what_the_checked_methods_read(tmp_path):
+    """A constructor setting many attributes is context for an edit of a method reading two of them: the partial
+    file keeps its assignments of those two (and the local one of them reads), not the others; its items are
+    kept, and the answer is the whole file's."""
+    others = "".join(f"        self.flag_{i}: bool = False\n" for i in range(30))
+    job = textwrap.dedent('''\
+        from pyspark.sql import DataFrame, SparkSession
+
+
+        class Pipeline:
+            def __init__(self, spark: SparkSession, path: str):
+                """Where the orders are."""
+                source = path.rstrip("/") + "/orders"
+                self.orders: DataFrame = spark.read.parquet(source)
+                self.limit = 10
+        ''') + others + (
+        "\n"
+        "    def first_rows(self) -> list:\n"
+        "        return self.orders.limit(self.limit).collect()\n"
+        "\n"
+        "    def everything(self) -> list:\n"
+        "        return self.orders.collect()\n\n\n") + helpers(40)
+    path = str(tmp_path / "pipeline.py")
+    state, settings = checked(path, job)
+    new = job.replace("return self.orders.collect()", 'return self.orders.select("id").collect()')
+    plan = inc.plan(state, new)
+    assert plan is not None, inc.last_reason
+    init = next(i for i, c in enumerate(plan.chunks) if "def __init__" in c.text)
+    assert init in plan.keep and init not in plan.recheck
+    assert 'source = path.rstrip("/") + "/orders"' in plan.text and "self.orders: DataFrame" in plan.text
+    assert '"""Where the orders are."""' in plan.text and "self.flag_" not in plan.text
+    analysis, _ = inc.check(state, path, new, settings, "python")
+    assert _same_items(analysis.items, whole(path, new).items)
+    assert "SPK101" in {i.finding.code for i in analysis.items}
+
+
 def test_items_below_an_edit_that_adds_rows_move_with_their_lines(tmp_path):
     path = str(tmp_path / "report_job.py")
     state, settings = checked(path, JOB)

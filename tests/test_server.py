@@ -245,6 +245,20 @@ async def test_a_partial_answer_is_verified_and_corrected(client, tmp_path, run)
     assert shown(corrected) == expected(run, path) != set()
 
 
+def test_a_lone_edit_is_checked_at_once_and_a_burst_once_it_ends():
+    """The debounce: an edit after a pause is not held (typing is slower than DEBOUNCE); edits closer together
+    than DEBOUNCE are, each restarting the wait, so a burst is checked once; a pause ends it. Per document."""
+    from linter.server.protocol import DEBOUNCE, create_server
+
+    server = create_server()
+    job, other = "file:///project/job.py", "file:///project/other.py"
+    assert server.edit_delay(job, now=100.0) == 0  # the first edit
+    assert server.edit_delay(job, now=100.01) == DEBOUNCE  # a burst: held
+    assert server.edit_delay(job, now=100.02 + DEBOUNCE / 2) == DEBOUNCE  # still one burst
+    assert server.edit_delay(other, now=100.03) == 0
+    assert server.edit_delay(job, now=100.2) == 0  # after a pause: at once
+
+
 @pytest.mark.asyncio
 async def test_incremental_off_checks_the_whole_file_each_time(client, tmp_path, run):
     path, uri, after = await comment_the_repartition(client, tmp_path, {"incremental": False})

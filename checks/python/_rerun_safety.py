@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from checks.sql._sql import normalise
 from linter.semantic import (
     DATAFRAME,
     STRING,
@@ -180,10 +181,6 @@ def target_key(ctx, node) -> str | None:
     if isinstance(node, (cst.Name, cst.Attribute)):
         return "{" + ctx.code_for(node).strip() + "}"
     return None
-
-
-def normalise(text: str) -> str:
-    return text.strip().strip("`").replace("`", "").rstrip("/").lower()
 
 
 def same_place(a: str | None, b: str | None) -> bool:
@@ -422,24 +419,6 @@ def slice_on(ctx, dataframe, columns) -> tuple | None:
                     if mentions_any(where.group(1), [column]):
                         return column, call
     return None
-
-
-_PARTITIONED_TABLE = re.compile(
-    r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w.`{}]+)"
-    r"(?:(?!CREATE|;)[\s\S])*?PARTITIONED\s+BY\s*\(([^)]*)\)", re.IGNORECASE)
-
-
-def partitioned_tables(text: str) -> dict:
-    """Data source tables (`USING ...`) the file creates `PARTITIONED BY (...)`: normalised name -> columns."""
-    out = {}
-    if "PARTITIONED" not in text.upper():
-        return out
-    for m in _PARTITIONED_TABLE.finditer(text):
-        if not re.search(r"\bUSING\b", m.group(0), re.IGNORECASE) or re.search(r"\bSTORED\s+AS\b", m.group(0), re.IGNORECASE):
-            continue  # a Hive table: an insert overwrite replaces only the partitions it writes
-        columns = [part.split()[0].strip("`") for part in m.group(2).split(",") if part.split()]
-        out[normalise(m.group(1))] = columns
-    return out
 
 
 _FRESH_CALLS = frozenset({"uuid1", "uuid4", "mkdtemp", "TemporaryDirectory", "mktemp", "now", "utcnow", "today",

@@ -3,13 +3,8 @@ import re
 import libcst as cst
 
 from checks.python._driver import shown
-from checks.python._rerun_safety import (
-    normalise,
-    partitioned_tables,
-    record_assignment,
-    slice_on,
-    write_info,
-)
+from checks.python._rerun_safety import record_assignment, slice_on, write_info
+from checks.sql._sql import normalise, partitioned_tables
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import keyword_arg, literal_string, positional_args
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from linter.sources.sql import node_span
@@ -39,3 +40,25 @@ def numeric_text(text: str) -> Optional[str]:
         return "DOUBLE"
     except ValueError:
         return None
+
+
+def normalise(text: str) -> str:
+    return text.strip().strip("`").replace("`", "").rstrip("/").lower()
+
+
+_PARTITIONED_TABLE = re.compile(
+    r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w.`{}]+)"
+    r"(?:(?!CREATE|;)[\s\S])*?PARTITIONED\s+BY\s*\(([^)]*)\)", re.IGNORECASE)
+
+
+def partitioned_tables(text: str) -> dict:
+    """Data source tables (`USING ...`) the file creates `PARTITIONED BY (...)`: normalised name -> columns."""
+    out = {}
+    if "PARTITIONED" not in text.upper():
+        return out
+    for m in _PARTITIONED_TABLE.finditer(text):
+        if not re.search(r"\bUSING\b", m.group(0), re.IGNORECASE) or re.search(r"\bSTORED\s+AS\b", m.group(0), re.IGNORECASE):
+            continue  # a Hive table: an insert overwrite replaces only the partitions it writes
+        columns = [part.split()[0].strip("`") for part in m.group(2).split(",") if part.split()]
+        out[normalise(m.group(1))] = columns
+    return out

@@ -15,6 +15,11 @@ class SelectStar(SqlRule):
     `CREATE VIEW ... AS SELECT *` (its readers' own column lists are pruned)
     are not reported. Two hand-judged samples of this rule's findings on real
     notebooks found none right: that is why notebooks are left out.
+    With `--preview`, a `CREATE TABLE ... AS SELECT *` in a `.sql` file or a
+    Python module is reported: the table takes whatever columns the source has
+    on the day it runs, so a column added upstream changes its schema (and
+    its readers') without a change here. Whether that copy is meant is a
+    judgement the file cannot settle.
 
     Not reported: `COUNT(*)`, `EXISTS (SELECT * ...)`, and (by default) a star
     over a subquery or a CTE defined in the same statement, or over a temporary
@@ -34,7 +39,10 @@ class SelectStar(SqlRule):
     those columns before the scan. Nor one whose DataFrame is only looked at
     straight away (`spark.sql("SELECT * FROM t").show()`, `.printSchema()`,
     `.columns`, `display(spark.sql(...))`): that is how one looks at a table,
-    in a job as in a notebook (SPK411 judges a `show` left in a job).
+    in a job as in a notebook (SPK411 judges a `show` left in a job). Nor a
+    bare `spark.sql("SELECT * FROM t")` (no other clause): that is
+    `spark.table("t")`, whose columns are pruned to what the code reads from
+    it, and which this rule does not report either.
 
     ## Why is this bad?
     A star reads every column of the table. With Parquet, ORC or Delta the scan
@@ -84,11 +92,15 @@ class SelectStar(SqlRule):
             "WITH c AS (SELECT * FROM t) SELECT * FROM c;\n", path="q.sql"
         ),
         Invalid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
-                "df = spark.sql('SELECT * FROM sales.orders')\nprint(df.count())\ndf = df.select('id')\n",
+                "df = spark.sql('SELECT * FROM sales.orders WHERE amount > 0')\nprint(df.count())\n"
+                "df = df.select('id')\n",
                 path="job.py"),
+        Invalid("CREATE OR REPLACE TABLE gold.orders_snapshot AS SELECT * FROM silver.orders;\n", path="q.sql"),
     )
     valid = (
-        Valid("CREATE TABLE sales.orders_copy AS SELECT * FROM sales.orders;\n", path="q.sql"),
+        Valid("CREATE TABLE sales.orders_copy AS SELECT * FROM sales.orders;\n", path="q.sql", preview=False),
+        Valid("# Databricks notebook source\n# COMMAND ----------\n"
+              "spark.sql('CREATE TABLE scratch.orders AS SELECT * FROM sales.orders')\n", path="explore.py"),
         Valid("SELECT * FROM sales.orders;\n", path="tests/sql/test_orders.sql"),
         Valid("# Databricks notebook source\ndisplay(spark.sql('SELECT * FROM sales.orders'))\n", path="look.py"),
         Valid("SELECT count(*) AS n FROM orders;\n", path="q.sql"),
@@ -115,6 +127,9 @@ class SelectStar(SqlRule):
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "amounts = spark.sql('SELECT * FROM sales.orders').select('id', 'amount')\n", path="job.py"),
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "se = SparkExpectations(product_id='orders', rules_df=spark.sql('select * from dq.rules'))\n",
+              path="job.py"),
+        Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "spark.sql('select * from dq.stats').show(truncate=False)\n"
               "spark.sql('select * from dq.stats').printSchema()\n", path="job.py"),
     )
@@ -139,22 +154,28 @@ class SelectStar(SqlRule):
         while statement.parent is not None and not isinstance(statement.parent, (exp.Insert, exp.Create)):
             statement = statement.parent
         into = statement.parent
+        message = "`SELECT *` reads every column of the source; name the columns the query needs"
+        help = "list the columns explicitly so the scan can prune the others"
         if isinstance(into, exp.Create):
-            return  # `CREATE TABLE t AS SELECT *` copies every column on purpose; a view's readers prune
+            # `CREATE TABLE t AS SELECT *` copies every column on purpose (a judgement: preview); a view's
+            # readers prune
+            if not (self.ctx.settings.preview and str(into.args.get("kind") or "").upper() == "TABLE"
+                    and not self.ctx.unit.document.is_notebook):
+                return
+            message = ("`CREATE TABLE ... AS SELECT *` takes every column the source has on the day it runs: a "
+                       "column added upstream changes this table's schema, and its readers', with no change here")
+            help = "list the columns the table is meant to hold"
         if isinstance(into, exp.Insert) and holder is statement and self._from_itself(holder, into):
             return  # `INSERT OVERWRITE t SELECT * FROM t VERSION AS OF 3`: a table restored from its own past
         if into is None and self.ctx.projected:
             return  # `spark.sql("SELECT * FROM t").select(cols)`: the optimizer prunes the star to `cols`
+        if into is None and self.ctx.embedded and holder is statement and _bare(holder):
+            return  # `spark.sql("SELECT * FROM t")` is `spark.table("t")`: what reads it decides the columns
         if into is None and holder is statement and self._small_limit(holder):
             return  # `SELECT * FROM t LIMIT 10` on its own: a look at a few rows, as in a notebook
         if not isinstance(into, exp.Insert) and self.ctx.unit.document.is_notebook:
             return  # a notebook's `SELECT *` (a %sql cell, `display(spark.sql(...))`) is how one looks at a table
-        self.ctx.report(
-            self,
-            node,
-            "`SELECT *` reads every column of the source; name the columns the query needs",
-            help="list the columns explicitly so the scan can prune the others",
-        )
+        self.ctx.report(self, node, message, help=help)
 
     def _from_temp_view(self, select) -> bool:
         from sqlglot import exp
@@ -226,3 +247,13 @@ class SelectStar(SqlRule):
                     return True
                 scope = scope.parent
         return False
+
+
+def _bare(select) -> bool:
+    """`SELECT * FROM t`: a star over one table, and no other clause."""
+    from sqlglot import exp
+
+    source = select.args.get("from_") or select.args.get("from")
+    return (len(select.expressions) == 1 and isinstance(select.expressions[0], exp.Star)
+            and source is not None and isinstance(source.this, exp.Table)
+            and not any(v for k, v in select.args.items() if k not in ("expressions", "from_", "from")))

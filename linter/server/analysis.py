@@ -13,8 +13,8 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from linter.diagnostics import Finding, Location
 from linter import project
+from linter.diagnostics import Finding, Location
 from linter.engine import PARSE_ERROR, check_document, error_finding, place
 from linter.fixer import _reliable_until, fix_source
 from linter.sources import SQL, SourceError, language_of, load_document

@@ -5,17 +5,18 @@ What it does, and the choices made where the protocol leaves them open:
 - **Diagnostics** are the findings ``sparkcheck check`` reports for the text the
   editor holds (linter/server/analysis.py runs the same engine on it). Clients
   that pull (``textDocument/diagnostic``, LSP 3.17) get them when they ask;
-  clients that cannot pull get them pushed after an open or a save at once and
-  after an edit once the text has been still for ``DEBOUNCE`` seconds (as ruff's
-  server, never both, so no client shows them twice). A notebook (LSP 3.17
+  clients that cannot pull get them pushed (as ruff's server, never both, so no
+  client shows them twice): after an open, a save or an edit that follows a
+  pause at once, and after edits closer together than ``DEBOUNCE`` seconds once
+  the burst ends (one check of it). A notebook (LSP 3.17
   notebook sync) is checked as the ``.ipynb`` file it is, each finding published
   on its cell. The message is the command line's; its help, the rule's manual
   and what ``noqa`` would do are in the hover. An edit of a Python file is
   checked partially (linter/server/incremental.py: the statements it can
-  change, in their context) and answered at once; then the whole file is
-  checked in a forked child (linter/server/verify.py, killed by the next edit)
-  and published again if it differs, so the last answer is always the whole
-  file's. ``incremental: false`` turns partial checks off. A rule has no
+  change, in their context) and answered at once; then, once the text has
+  been still for ``VERIFY_DELAY`` seconds, the whole file is checked in a
+  forked child (linter/server/verify.py, killed by the next edit) and published
+  again if it differs, so the last answer is always the whole file's. ``incremental: false`` turns partial checks off. A rule has no
   manual page on the web (the command line's ``url`` is null), so no
   ``codeDescription`` is sent.
 - **Code actions**: each finding's fix (safe ones preferred; unsafe ones only
@@ -76,7 +77,8 @@ from linter.server.analysis import (
     text_bytes,
 )
 
-DEBOUNCE = 0.05  # seconds of quiet after an edit before a pushed check
+DEBOUNCE = 0.05  # seconds: edits closer together are one burst, checked once it ends; a lone edit at once
+VERIFY_DELAY = 0.2  # seconds of quiet after a partial answer before its whole-file check is forked
 PARENT_POLL = 1.0  # seconds between checks that the client process is alive
 CONFIG_NAMES = ("pyproject.toml", "sparkcheck.toml", ".sparkcheck.toml")
 FIX_ALL = "source.fixAll.sparkcheck"
@@ -205,6 +207,8 @@ class SparkcheckServer(LanguageServer):
         self.parent_watch = ParentWatch()
         self.states: dict = {}  # key -> (generation, incremental.State of the last check), in the worker
         self.jobs: dict = {}  # key -> verify.Job: the whole-file check of a partial answer
+        self.verify_timers: dict = {}  # key -> the pending start of a partial answer's whole-file check
+        self.edited_at: dict = {}  # key -> time.monotonic() of its last edit
         self.jobs_lock = threading.Lock()
 
     # ----- documents -----
@@ -237,8 +241,19 @@ class SparkcheckServer(LanguageServer):
         if self.push and delay is not None:
             self.schedule(key, delay)
 
+    def edit_delay(self, key: str, now: float | None = None) -> float:
+        """How long an edit waits before its pushed check: none after a pause (typing is a keystroke every
+        100 ms or more, and a check of the previous text is then over or nearly), ``DEBOUNCE`` within a burst
+        (edits closer together than that: a paste in steps, a multi-cursor edit, a client sending each
+        character), so a burst is checked once, when it ends."""
+        now = time.monotonic() if now is None else now
+        last = self.edited_at.get(key)
+        self.edited_at[key] = now
+        return DEBOUNCE if last is not None and now - last < DEBOUNCE else 0.0
+
     def forget(self, key: str) -> None:
         self.latest.pop(key, None)
+        self.edited_at.pop(key, None)
         self.results.pop(key, None)
         self.states.pop(key, None)
         self.cancel_verify(key)
@@ -329,9 +344,23 @@ class SparkcheckServer(LanguageServer):
         return analysis
 
     def verify_later(self, result: Result) -> None:
-        """After a partial answer is published (or pulled): its whole-file check, forked from the worker."""
+        """After a partial answer is published (or pulled): its whole-file check, forked from the worker once
+        the document has been still for ``VERIFY_DELAY`` (the next edit cancels it). While the user types, a
+        child forked at each answer would be killed by the next keystroke after slowing its check: the fork
+        holds the worker and delays reading the next message, the parent then pays for copying the pages it
+        writes, and the child takes a core from it on a busy machine (bench/server.py measures both)."""
         pending, result.verify = result.verify, None
-        if pending is not None:
+        if pending is None:
+            return
+        key = pending[0].key
+        timer = self.verify_timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
+        self.verify_timers[key] = self.loop.call_later(VERIFY_DELAY, self._verify_now, key, pending)
+
+    def _verify_now(self, key: str, pending: tuple) -> None:
+        self.verify_timers.pop(key, None)
+        if self.latest.get(key) == pending[0].version and pending[1] == self.generation:
             self.worker.submit(self.start_verify, *pending)
 
     def start_verify(self, target: Target, generation: int, settings, language: str) -> None:
@@ -355,6 +384,10 @@ class SparkcheckServer(LanguageServer):
                 log.warning("cannot verify %s: %s", path, exc)
 
     def cancel_verify(self, key: str) -> None:
+        """In the loop: no whole-file check for the document's older versions (pending or running)."""
+        timer = self.verify_timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
         with self.jobs_lock:
             job = self.jobs.pop(key, None)
         if job is not None:
@@ -464,7 +497,7 @@ class SparkcheckServer(LanguageServer):
         self.generation += 1
         self.resolver = None
         self.results.clear()
-        for key in list(self.jobs):
+        for key in set(self.jobs) | set(self.verify_timers):
             self.cancel_verify(key)
         self.shown.clear()
         if self.push:
@@ -639,7 +672,7 @@ def create_server() -> SparkcheckServer:
     @server.feature(t.SHUTDOWN)
     def shutdown(ls: SparkcheckServer, params):
         ls.exit_code = 0
-        for key in list(ls.jobs):
+        for key in set(ls.jobs) | set(ls.verify_timers):
             ls.cancel_verify(key)
         for timer in ls.timers.values():
             timer.cancel()
@@ -651,7 +684,7 @@ def create_server() -> SparkcheckServer:
 
     @server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: SparkcheckServer, params: t.DidChangeTextDocumentParams):
-        ls.touch(params.text_document.uri, DEBOUNCE)
+        ls.touch(params.text_document.uri, ls.edit_delay(params.text_document.uri))
 
     @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SparkcheckServer, params: t.DidSaveTextDocumentParams):
@@ -671,7 +704,7 @@ def create_server() -> SparkcheckServer:
 
     @server.feature(t.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def nb_change(ls: SparkcheckServer, params: t.DidChangeNotebookDocumentParams):
-        ls.touch(params.notebook_document.uri, DEBOUNCE)
+        ls.touch(params.notebook_document.uri, ls.edit_delay(params.notebook_document.uri))
 
     @server.feature(t.NOTEBOOK_DOCUMENT_DID_SAVE)
     def nb_save(ls: SparkcheckServer, params: t.DidSaveNotebookDocumentParams):
