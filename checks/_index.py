@@ -298,7 +298,7 @@ MODULES = {
     'sql/sql_collect_list_order_assumed.py': 3701,
     'sql/sql_count_distinct.py': 1657,
     'sql/sql_cross_join.py': 12293,
-    'sql/sql_hardcoded_date_in_filter.py': 7603,
+    'sql/sql_hardcoded_date_in_filter.py': 8126,
     'sql/sql_implicit_string_cast.py': 4140,
     'sql/sql_insert_into_rerun.py': 9853,
     'sql/sql_non_equi_join.py': 5261,

@@ -25,10 +25,12 @@ class SqlHardcodedDateInFilter(SqlRule):
     `valid_to = '9999-12-31'`). String filters of DataFrames
     (`.where("ds = '2024-01-01'")`) are SPK330's.
 
-    With `--preview`, the two judgement calls go the other way: a plain
-    `SELECT` of a `.sql` file is read as a job's (a file in a pipeline's
-    repository is usually deployed), and ranges are reported as with
-    `ranges`. Notebooks, `%sql` cells and test modules stay quiet.
+    With `--preview`, the two judgement calls go the other way, each where
+    it is likely: ranges are reported as with `ranges` in the statements
+    read as a job's, and a plain `SELECT` of a `.sql` file is read as a
+    job's for equality (one fixed day; a fixed range there is how a query
+    studies a period, as TPC-H's queries do). Notebooks, `%sql` cells and
+    test modules stay quiet.
 
     ## Why is this bad?
     A scheduled statement runs every day with the text it was deployed with:
@@ -81,8 +83,9 @@ class SqlHardcodedDateInFilter(SqlRule):
                 path="job.py"),
         Invalid("INSERT OVERWRITE TABLE t SELECT * FROM s WHERE ds >= '2024-01-01';\n", path="load.sql",
                 options={"ranges": True}),
-        Invalid("SELECT store_id, SUM(amount) FROM silver.orders\nWHERE order_date >= '2026-01-01'\n"
-                "GROUP BY store_id;\n", path="reports/weekly_revenue.sql"),
+        Invalid("SELECT store_id, SUM(amount) FROM silver.orders\nWHERE order_date = '2026-01-01'\n"
+                "GROUP BY store_id;\n", path="reports/daily_revenue.sql"),
+        Invalid("INSERT INTO t SELECT id FROM s WHERE ds >= DATE '2024-01-01';\n", path="load.sql"),
     )
     valid = (
         Valid("SELECT * FROM sales.orders WHERE order_date = '2024-01-01';\n", path="adhoc.sql", preview=False),
@@ -95,6 +98,8 @@ class SqlHardcodedDateInFilter(SqlRule):
         Valid("# Databricks notebook source\n" + _JOB +
               "display(spark.sql(\"SELECT id FROM t WHERE ds = '2024-01-01'\"))\n", path="explore.py"),
         Valid("SELECT id FROM t WHERE d = '{{ ds }}' AND valid_to = '9999-12-31';\n", path="report.sql"),
+        Valid("SELECT sum(l_extendedprice * l_discount) AS revenue FROM lineitem\n"
+              "WHERE l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01';\n", path="q06.sql"),
         Valid("SELECT id, CASE WHEN d < '2020-01-01' THEN 'legacy' END AS era FROM t\n"
               "WHERE name = '2026-01-01-backup';\n", path="report.sql"),
     )
@@ -114,12 +119,16 @@ class SqlHardcodedDateInFilter(SqlRule):
         self._check(node)
 
     def _check(self, node) -> None:
-        if self.ctx.expression or not self._is_job():
+        if self.ctx.expression:
+            return
+        job = self._is_job()
+        preview = self.ctx.settings.preview
+        if not job and not (preview and not self.ctx.unit.document.is_notebook):
             return
         seen = getattr(self, "_seen", None)
         if seen is None:
             seen = self._seen = set()
-        ranges = self.opts["ranges"] or self.ctx.settings.preview
+        ranges = self.opts["ranges"] or (preview and job)
         for condition in filter_conditions(node):
             for literal, column, op in sql_date_predicates(condition, ranges):
                 if id(literal) in seen:
@@ -141,7 +150,7 @@ class SqlHardcodedDateInFilter(SqlRule):
             return True
         from linter.sources.sql import is_templated
 
-        if is_templated(document.text) or self.ctx.settings.preview:
+        if is_templated(document.text):
             return True
         root = self.ctx.statement.expression if self.ctx.statement is not None else None
         return root is not None and type(root).__name__ in _WRITES
