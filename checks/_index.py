@@ -211,7 +211,7 @@ MODULES = {
     'python/bitwise_operator_precedence.py': 4362,
     'python/cache_used_once.py': 7146,
     'python/closure_captures_large_object.py': 4801,
-    'python/closure_captures_self.py': 9775,
+    'python/closure_captures_self.py': 11149,
     'python/coalesce_after_shuffle.py': 15910,
     'python/collect_first_row.py': 4676,
     'python/collect_list_aggregation.py': 7447,
