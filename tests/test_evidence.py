@@ -1684,9 +1684,28 @@ MODEL = [
             qs = Order.objects.filter(status="open")
             qs.printSchema()
             probe(qs)
-    """, NOT_SPARK, xfail="`.objects.filter(...)` is not read as an ORM origin: only `X.objects` refutes `X` "
-                          "(FOREIGN_ONLY), the queryset assigned from it is not refuted (evidence._scan checks "
-                          "assignments by module only), so a DataFrame-only member makes it a DataFrame"),
+    """, NOT_SPARK),
+    model("orm", "sqlalchemy-query-origin", """
+        from pyspark.sql import functions as F
+        def f(session):
+            q = session.query(User).filter_by(active=True)
+            q.printSchema()
+            probe(q)
+    """, NOT_SPARK),
+    model("pandas", "query-origin", """
+        from pyspark.sql import functions as F
+        def f(pdf):
+            recent = pdf.query("day > 5")
+            recent.withColumn("x", F.lit(1))
+            probe(recent)
+    """, NOT_SPARK),
+    model("spark", "chain-of-spark-members-origin", """
+        from pyspark.sql import functions as F
+        def f(df):
+            slim = df.select("a").dropDuplicates(["a"])
+            slim.printSchema()
+            probe(slim)
+    """, DATAFRAME, UNBOUNDED),
     model("orm", "sqlalchemy-scalars", """
         from pyspark.sql import functions as F
         def f(result):

@@ -222,7 +222,7 @@ class Evidence:
             elif cls is call:
                 self._judge_call(out, node)
             elif cls is assign and node.value.__class__ is call:
-                if is_foreign(self._callee_module(node.value)):
+                if is_foreign(self._callee_module(node.value)) or _foreign_chain(node.value):
                     for target in node.targets:
                         key = _target_key(target.target)
                         if key is not None:
@@ -411,6 +411,18 @@ def _target_key(target) -> Optional[str]:
     if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
         return "self." + target.attr.value
     return None
+
+
+def _foreign_chain(call: cst.Call) -> bool:
+    """A call chain through a member only another library has (`Order.objects.filter(...)`, `session.query(User)
+    .filter_by(...)`, `pdf.query(...)`): what it returns is that library's object, not a Spark one."""
+    func = call.func
+    while func.__class__ is cst.Attribute:
+        if func.attr.value in FOREIGN_ONLY:
+            return True
+        inner = func.value
+        func = inner.func if inner.__class__ is cst.Call else inner
+    return False
 
 
 def _inferred(why: str) -> Value:
