@@ -491,6 +491,8 @@ def _rule_text(rule) -> str:
         facts.append("Preview: enable with --preview.")
     if rule.explicit:
         facts.append(f"Off unless selected by its code ({rule.code}).")
+    if not rule.preview and not rule.explicit and rule.default_reason:
+        facts.append(f"On by default: {rule.default_reason.rstrip('.')}.")
     if rule.min_spark:
         facts.append(f"The replacement it suggests needs Spark {rule.min_spark} or newer.")
     lines.append(" ".join(facts))
@@ -509,6 +511,7 @@ def _rule_json(rule) -> dict:
         "fix": rule.fix,
         "preview": rule.preview,
         "explicit": rule.explicit,
+        "default_reason": rule.default_reason or None,
         "min_spark": rule.min_spark,
         "options": {k: {"default": o.default, "doc": o.doc} for k, o in rule.options.items()},
         "explanation": rule.manual(),

@@ -74,6 +74,9 @@ class Rule:
     kind: str = "python"  # "python", "sql" or "tool" (produced by the engine itself)
     preview: bool = False  # only with --preview
     explicit: bool = False  # opinion rather than defect: only when selected by its exact code
+    # Why a rule that is on by default is (`sparkcheck rule` prints it; preview and explicit rules say in their
+    # manual why they are not): one sentence, what makes its findings worth every user's attention.
+    default_reason: str = ""
     fix: Optional[str] = None  # "safe", "unsafe" or None: what the rule's fixes are
     min_spark: Optional[str] = None
     options: dict[str, Option] = {}

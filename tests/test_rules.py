@@ -9,6 +9,7 @@ from linter.engine import check_source
 from linter.fixer import fix_source
 
 RULES = registry.all_rules()
+RULES_BY_CODE = {r.code: r for r in RULES}
 REQUIRED = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "References")
 
 
@@ -127,6 +128,20 @@ def test_codes_and_names_are_unique():
     assert len({r.code for r in RULES}) == len(RULES)
     assert len({r.name for r in RULES}) == len(RULES)
     assert len(RULES) >= 6
+
+
+def test_every_rule_says_why_it_is_on_or_off_by_default(run):
+    # issue 15, "Defaults": a rule on by default gives its reason (printed by `sparkcheck rule`, and in the
+    # editor's hover); a preview or opt-in rule says in its manual why it is off
+    for rule in RULES:
+        if rule.preview or rule.explicit:
+            assert re.search(r"Preview|[Oo]ff by default|Off unless|opt-in", rule.manual()), rule.code
+            assert not rule.default_reason, rule.code
+        else:
+            assert 20 <= len(rule.default_reason) <= 200, rule.code
+    shown = run("rule", "SPK101").out
+    assert "On by default: " + RULES_BY_CODE["SPK101"].default_reason.rstrip(".") + "." in shown
+    assert "On by default" not in run("rule", "SPK408").out
 
 
 def test_preview_and_explicit_rules_are_off_by_default(tmp_path):

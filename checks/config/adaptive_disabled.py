@@ -37,6 +37,8 @@ class AdaptiveDisabled(ConfigRule):
     code = "SPK801"
     name = "adaptive-disabled"
     summary = "adaptive query execution switched off"
+    default_reason = ("switching AQE off brings back fixed shuffle partition counts, unhandled skew "
+                      "and no run-time broadcast joins, for every query run with that configuration")
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid(builder(("spark.sql.adaptive.enabled", "false"))),
                Invalid("spark.sql.adaptive.enabled  false\n", path="spark-defaults.conf"),

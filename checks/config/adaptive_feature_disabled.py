@@ -69,6 +69,8 @@ class AdaptiveFeatureDisabled(ConfigRule):
     code = "SPK812"
     name = "adaptive-feature-disabled"
     summary = "an adaptive query execution feature (coalescing, skew join, local shuffle reader) switched off"
+    default_reason = ("switching off one of AQE's features removes that run-time fix from every job, usually "
+                      "a debugging leftover; not reported where AQE is off anyway or on a local master")
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid(builder(("spark.sql.adaptive.skewJoin.enabled", "false"))),
                Invalid("spark.sql.adaptive.coalescePartitions.enabled  false\n", path="spark-defaults.conf"),

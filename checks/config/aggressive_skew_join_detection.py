@@ -48,6 +48,8 @@ class AggressiveSkewJoinDetection(ConfigRule):
     code = "SPK819"
     name = "aggressive-skew-join-detection"
     summary = "a skew-join factor so low that ordinary partitions are split and the other side re-read"
+    default_reason = ("a factor below 2 splits partitions barely larger than the median and re-reads the "
+                      "other side for each split, with no straggler to fix; local masters are not reported")
     doc_setup = "from pyspark.sql import SparkSession\n"
     options = {"min-factor": Option(2.0, "The smallest skewed-partition factor not reported.")}
     invalid = (Invalid(builder((FACTOR, "1"))),

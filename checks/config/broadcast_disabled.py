@@ -38,6 +38,8 @@ class BroadcastDisabled(ConfigRule):
     skip_in_tests = True  # a test session switches broadcasts off on purpose, to test sort-merge plans
     name = "broadcast-disabled"
     summary = "automatic broadcast joins switched off (threshold -1)"
+    default_reason = ("with the threshold at -1 Spark never broadcasts by itself, so every join of a ten-row "
+                      "dimension table shuffles and sorts both sides, often left behind by an old workaround")
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid(builder(("spark.sql.autoBroadcastJoinThreshold", "-1"))),
                Invalid("spark.sql.autoBroadcastJoinThreshold=-1\n", path="spark-defaults.conf"))

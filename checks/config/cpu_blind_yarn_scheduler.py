@@ -52,6 +52,8 @@ class CpuBlindYarnScheduler(ConfigRule):
     code = "SPK811"
     name = "cpu-blind-yarn-scheduler"
     summary = "YARN's capacity scheduler ignores CPU (DefaultResourceCalculator)"
+    default_reason = ("the default calculator schedules YARN containers by memory alone, so "
+                      "nodes are oversubscribed and `spark.executor.cores` means nothing to YARN")
     invalid = (Invalid(_XML, path="capacity-scheduler.xml"),
                Invalid("gcloud dataproc clusters create etl --properties "
                        "capacity-scheduler:yarn.scheduler.capacity.resource-calculator="

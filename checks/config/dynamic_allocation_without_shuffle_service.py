@@ -80,6 +80,8 @@ class DynamicAllocationWithoutShuffleService(ConfigRule):
     code = "SPK821"
     name = "dynamic-allocation-without-shuffle-service"
     summary = "dynamic allocation with neither the external shuffle service nor shuffle tracking to keep shuffle files"
+    default_reason = ("dynamic allocation with nothing to keep shuffle files stops the SparkContext "
+                      "from starting: a setting that passes review fails only when the job is deployed")
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid(builder((DYNAMIC, "true"), (TRACKING, "false"))),
                Invalid(f"spark.master  yarn\n{DYNAMIC}  true\n{SERVICE}  false\n{TRACKING}  false\n",

@@ -38,6 +38,8 @@ class EventLogNotDurable(ConfigRule):
     code = "SPK809"
     name = "event-log-not-durable"
     summary = "event logging off, or written to a local path, on a cluster"
+    default_reason = ("without a durable event log the History Server and `sparkcheck diagnose` have nothing "
+                      "to read, exactly when a failed run needs explaining; local masters are not reported")
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid("spark.master yarn\nspark.eventLog.enabled true\nspark.eventLog.dir file:/tmp/spark-events\n",
                        path="spark-defaults.conf"),

@@ -45,6 +45,8 @@ class ExecutorSizing(ConfigRule):
     code = "SPK806"
     name = "executor-sizing"
     summary = "too little heap per core, or a heap too large for the GC"
+    default_reason = ("under 1 GiB of heap per core tasks spill and executors die of memory, and over 64 "
+                      "GiB full GCs last seconds; only settings written in the same place are compared")
     doc_setup = "from pyspark.sql import SparkSession\n"
     options = {"min-gib-per-core": Option(1.0, "The least heap (GiB) per executor core."),
                "max-heap-gib": Option(64.0, "The largest executor heap (GiB) not reported.")}

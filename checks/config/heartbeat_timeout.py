@@ -53,6 +53,8 @@ class HeartbeatTimeout(ConfigRule):
     code = "SPK807"
     name = "heartbeat-timeout"
     summary = "the executor heartbeat interval is not well below the network timeout, or that timeout is cut short"
+    default_reason = ("a heartbeat interval close to the network timeout, or a timeout cut short, "
+                      "lets one GC pause or busy network lose a healthy executor and all its work")
     doc_setup = "from pyspark.sql import SparkSession\n"
     options = {"min-network-timeout-seconds": Option(120.0, "The shortest spark.network.timeout (s) not reported.")}
     invalid = (Invalid(builder(("spark.executor.heartbeatInterval", "60s"), ("spark.network.timeout", "120s"))),

@@ -47,6 +47,8 @@ class KryoUnregistered(ConfigRule):
     code = "SPK810"
     name = "kryo-unregistered"
     summary = "Kryo without registered classes where RDDs are used"
+    default_reason = ("Kryo writes the full class name before every object of an unregistered class, "
+                      "bloating shuffled and cached RDD data; reported only where RDDs are used")
     doc_setup = ("from pyspark import SparkConf, SparkContext\nsc = SparkContext.getOrCreate()\nrecords = []\n"
                  "def to_pair(r):\n    return r, 1\n")
     invalid = (Invalid(_JOB),)

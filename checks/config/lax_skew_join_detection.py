@@ -56,6 +56,8 @@ class LaxSkewJoinDetection(ConfigRule):
     code = "SPK817"
     name = "lax-skew-join-detection"
     summary = "skew-join thresholds raised so far that skewed partitions are not split"
+    default_reason = ("thresholds raised this far leave gigabyte partitions unsplit, the straggler skew-join "
+                      "handling exists to prevent; where skew joins are off anyway, it is not reported")
     doc_setup = "from pyspark.sql import SparkSession\n"
     options = {"max-threshold-mib": Option(1024, "The largest skewed-partition threshold (MiB) not reported."),
                "max-factor": Option(10.0, "The largest skewed-partition factor not reported.")}

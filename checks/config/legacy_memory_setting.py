@@ -39,6 +39,8 @@ class LegacyMemorySetting(ConfigRule):
     code = "SPK803"
     name = "legacy-memory-setting"
     summary = "a memory setting Spark ignores since 1.6"
+    default_reason = ("Spark ignores these keys since 1.6, so a team that "
+                      "tunes them believes it changed memory and did not")
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid(builder(("spark.storage.memoryFraction", "0.5"), ("spark.shuffle.memoryFraction", "0.3")),
                        count=2),

@@ -33,6 +33,8 @@ class LegacyYarnMaster(ConfigRule):
     code = "SPK804"
     name = "legacy-yarn-master"
     summary = "`yarn-cluster` / `yarn-client` masters, removed in Spark 3"
+    default_reason = ("these master forms were removed in Spark 3.0: "
+                      "`spark-submit` fails on them before the job starts")
     severity = "error"
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid("spark-submit --master yarn-cluster --executor-memory 8g job.py\n", path="submit.sh"),

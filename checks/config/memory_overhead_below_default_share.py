@@ -60,6 +60,8 @@ class MemoryOverheadBelowDefaultShare(ConfigRule):
     code = "SPK820"
     name = "memory-overhead-below-default-share"
     summary = "executor memory overhead set below the 10% of the executor memory that Spark would reserve"
+    default_reason = ("an overhead below 10% of the heap stays behind when the heap is raised, and YARN or "
+                      "Kubernetes kills the executor as its native memory grows; both sizes must be written")
     doc_setup = "from pyspark.sql import SparkSession\n"
     options = {"min-share": Option(0.1, "The least overhead, as a share of the executor memory, not reported.")}
     invalid = (Invalid(builder(("spark.executor.memory", "48g"), ("spark.executor.memoryOverhead", "2g"))),

@@ -56,6 +56,8 @@ class MergeSchemaByDefault(ConfigRule):
     skip_in_tests = True
     name = "merge-schema-by-default"
     summary = "schema merging switched on for every Parquet or ORC read of the session"
+    default_reason = ("nothing in a job needs every read of a session to merge schemas, each opening every "
+                      "file's footer first; the one dataset whose files differ gets its own option or schema")
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid(builder(("spark.sql.parquet.mergeSchema", "true"))),
                Invalid("spark.sql.orc.mergeSchema  true\n", path="spark-defaults.conf"),

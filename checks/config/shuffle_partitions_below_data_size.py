@@ -72,6 +72,8 @@ class ShufflePartitionsBelowDataSize(ConfigRule):
     code = "SPK823"
     name = "shuffle-partitions-below-data-size"
     summary = "a run's shuffles had too few partitions for their size (over 512 MiB each on average)"
+    default_reason = ("shuffle partitions over 512 MiB on average do not fit a task's execution memory: they "
+                      "spill, run for minutes, and a retry repeats it all; measured from the run's event log")
     options = {"max-partition-mib": Option(512, "The average shuffle partition size, in MiB, not reported.")}
     # Only an event log knows the data's size (tests/test_config_rules_runs.py reads real ones); static sources,
     # the last two examples, are never reported.

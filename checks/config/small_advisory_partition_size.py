@@ -61,6 +61,8 @@ class SmallAdvisoryPartitionSize(ConfigRule):
     code = "SPK818"
     name = "small-advisory-partition-size"
     summary = "the adaptive advisory partition size set so small that AQE makes many tiny tasks and files"
+    default_reason = ("an advisory size of a few megabytes makes many small tasks and, before a write, many "
+                      "small files; local masters, where tests set it tiny on purpose, are not reported")
     doc_setup = "from pyspark.sql import SparkSession\n"
     options = {"min-mib": Option(16, "The smallest advisory partition size (MiB) not reported.")}
     invalid = (Invalid(builder((ADVISORY, "4m"))),

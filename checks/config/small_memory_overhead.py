@@ -56,6 +56,8 @@ class SmallMemoryOverhead(ConfigRule):
     code = "SPK815"
     name = "small-memory-overhead"
     summary = "executor or driver memory overhead set below Spark's own 384 MiB floor"
+    default_reason = ("an overhead below Spark's 384 MiB floor lets the process outgrow its container, and "
+                      "YARN or Kubernetes kills the executor with all its tasks; local masters are left alone")
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid(builder(("spark.executor.memoryOverhead", "256m"))),
                Invalid(builder(("spark.executor.memoryOverhead", "0.1g"))),

@@ -68,6 +68,8 @@ class SpeculationObjectStore(ConfigRule):
     code = "SPK805"
     name = "speculation-object-store"
     summary = "speculative tasks writing to an object store"
+    default_reason = ("object stores have no atomic rename, so two speculative copies of a task can both "
+                      "leave files, duplicating output silently; S3A committers bound by Spark are exempt")
     doc_setup = "from pyspark.sql import SparkSession\ndf = SparkSession.builder.getOrCreate().range(1)\n"
     invalid = (Invalid(_JOB), Invalid(_with(_S3A[0])))
     valid = (Valid(_JOB.replace("s3a://", "hdfs:///")), Valid(_JOB.replace('"true"', '"false"')),

@@ -34,6 +34,8 @@ class UnlimitedResultSize(ConfigRule):
     code = "SPK808"
     name = "unlimited-result-size"
     summary = "no limit on results collected to the driver"
+    default_reason = ("with `maxResultSize` at 0 a job that collects too much no longer fails with "
+                      "a clear message: the driver runs out of memory and the whole application dies")
     doc_setup = "from pyspark.sql import SparkSession\n"
     invalid = (Invalid(builder(("spark.driver.maxResultSize", "0"))),
                Invalid("spark.driver.maxResultSize 0\n", path="spark-defaults.conf"))

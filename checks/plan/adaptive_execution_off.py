@@ -53,6 +53,8 @@ class AdaptiveExecutionOff(PlanRule):
     code = "SPK609"
     name = "adaptive-execution-off"
     summary = "a batch plan with shuffles that runs without adaptive query execution"
+    default_reason = ("without AQE the number of shuffle partitions is fixed in advance and skew and "
+                      "small join sides go unhandled; streaming plans and Delta's own jobs are left alone")
     invalid = (Invalid(_PLAN, path="plan.txt"),)
     valid = (Valid("== Physical Plan ==\nAdaptiveSparkPlan isFinalPlan=false\n" +
                    "\n".join("+- " + line if i == 0 else "   " + line

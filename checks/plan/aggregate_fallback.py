@@ -76,6 +76,8 @@ class AggregateFallback(PlanRule):
     code = "SPK607"
     name = "aggregate-fallback"
     summary = "an object-hash or sort-based aggregation instead of hash aggregation"
+    default_reason = ("object-hash and sort-based aggregation are far slower and heavier on memory and GC "
+                      "than hash aggregation for large groups; Spark's own bloom-filter aggregate is skipped")
     invalid = (Invalid(_PLAN, path="plan.txt"),)
     valid = (Valid(_PLAN.replace("ObjectHashAggregate", "HashAggregate").replace("collect_list", "count"),
                    path="plan.txt"),

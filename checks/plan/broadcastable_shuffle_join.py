@@ -96,6 +96,8 @@ class BroadcastableShuffleJoin(PlanRule):
     code = "SPK604"
     name = "broadcastable-shuffle-join"
     summary = "a shuffled join with a side small enough to broadcast"
+    default_reason = ("a shuffled join of a side small enough to broadcast pays two shuffles and two sorts "
+                      "for nothing; reported only from sizes the plan or event log proves, never guessed")
     options = {"small-side-mib": Option(10.0, "The largest side (MiB) reported as broadcastable.")}
     invalid = (Invalid(_PLAN, path="plan.txt"),
                Invalid(_PLAN.replace("sizeInBytes=160.0 B", "sizeInBytes=60.0 MiB").replace("1562.5 KiB", "20.0 GiB"),

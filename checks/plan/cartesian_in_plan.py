@@ -63,6 +63,8 @@ class CartesianInPlan(PlanRule):
     code = "SPK602"
     name = "cartesian-in-plan"
     summary = "a cartesian product or nested-loop join in a physical plan"
+    default_reason = ("a cartesian product or nested-loop join compares every row with every row of "
+                      "the other side; joins with a one-row side and Delta's own jobs are not reported")
     invalid = (Invalid(_PLAN, path="plan.txt"),)
     valid = (Valid(_PLAN.replace("CartesianProduct", "SortMergeJoin [o_orderkey#35], [c_custkey#77], Inner"),
                    path="plan.txt"),

@@ -66,6 +66,8 @@ class CodegenBreak(PlanRule):
     code = "SPK608"
     name = "codegen-break"
     summary = "an operator outside whole-stage codegen that is usually inside"
+    default_reason = ("an operator left outside codegen, where codegen is on, hands each row on through a "
+                      "virtual call and runs several times slower; those above interpreted sources are skipped")
     invalid = (Invalid(_PLAN, path="plan.txt"),)
     valid = (Valid(_PLAN.replace("+- Project [o_custkey#36, o_c1", "+- *(1) Project [o_custkey#36, o_c1"),
                    path="plan.txt"),

@@ -92,6 +92,8 @@ class FilterNotPushed(PlanRule):
     code = "SPK603"
     name = "filter-not-pushed"
     summary = "a filter over a file scan that does not reach PushedFilters"
+    default_reason = ("a filter that does not reach the scan runs only after every row was read and decoded; "
+                      "conditions no data source could take, and Spark's own filters, are not reported")
     invalid = (Invalid(_PLAN, path="plan.txt"),
                # translatable, but the scan lists nothing for it
                Invalid(_PLAN.replace("(upper(o_orderstatus#37) = F)", "o_orderstatus#37 IN (F,O)"), path="plan.txt"))

@@ -60,6 +60,8 @@ class LargeBroadcast(PlanRule):
     code = "SPK605"
     name = "large-broadcast"
     summary = "a broadcast over 1 GiB"
+    default_reason = ("a broadcast over 1 GiB is the usual cause of driver OutOfMemoryError and broadcast "
+                      "timeouts; its size is measured or written in the plan, and reuses are not counted again")
     severity = "error"
     options = {"max-mib": Option(1024.0, "The largest broadcast (MiB) not reported.")}
     invalid = (Invalid(_PLAN, path="plan.txt"),)

@@ -58,6 +58,8 @@ class PartitionFilterNotPushed(PlanRule):
     code = "SPK611"
     name = "partition-filter-not-pushed"
     summary = "a filter on a partition column that does not prune partitions"
+    default_reason = ("a partition filter hidden behind a cast, a function or a UDF lists and reads every "
+                      "partition: a one-day query reads years of data; Spark's own runtime filters are skipped")
     invalid = (Invalid(_PLAN, path="plan.txt"),)
     valid = (Valid(_PLAN.replace("(cast(o_orderdate#40 as string) = 1995-03-15)", "(o_totalprice#38 > 10.0)"),
                    path="plan.txt"),

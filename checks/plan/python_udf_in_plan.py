@@ -51,6 +51,8 @@ class PythonUdfInPlan(PlanRule):
     code = "SPK601"
     name = "python-udf-in-plan"
     summary = "Python UDF execution in a physical plan"
+    default_reason = ("a Python UDF in a plan ships rows to Python workers and back, stopping pushdown and "
+                      "codegen around it; Spark never inserts these operators itself, so each is the user's")
     invalid = (Invalid(_PLAN, path="plan.txt"),)
     valid = (Valid(_PLAN.replace("BatchEvalPython [<lambda>(o_orderstatus#37)#45], [pythonUDF0#57]",
                                  "Project [o_custkey#36, o_orderstatus#37]"), path="plan.txt"),)

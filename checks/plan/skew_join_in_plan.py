@@ -65,6 +65,8 @@ class SkewJoinInPlan(PlanRule):
     code = "SPK610"
     name = "skew-join-in-plan"
     summary = "a join AQE split for skew: a hot key"
+    default_reason = ("a skew-split join reveals a hot key that slows every other operation on it too, and "
+                      "that AQE cannot split in aggregations; it comes from AQE's own measurement of the data")
     invalid = (Invalid(_PLAN, path="plan.txt"),)
     valid = (Valid(_PLAN.replace("(skew=true)", "").replace(" and skewed", ""), path="plan.txt"),)
 

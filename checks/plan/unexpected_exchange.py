@@ -81,6 +81,8 @@ class UnexpectedExchange(PlanRule):
     code = "SPK606"
     name = "unexpected-exchange"
     summary = "a shuffle undone by the next one, or into a single partition"
+    default_reason = ("an exchange writes every row to disk and the network: one the next shuffle undoes is "
+                      "paid for nothing, one into a single partition feeds one task; Spark's own are skipped")
     invalid = (Invalid(_PLAN, path="plan.txt"),
                Invalid(_PLAN.replace("hashpartitioning(o_orderdate#39, 64), REPARTITION_BY_COL",
                                      "SinglePartition, REPARTITION_BY_NUM"), count=2, path="plan.txt"))

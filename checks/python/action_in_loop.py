@@ -111,6 +111,8 @@ class ActionInLoop(PythonRule):
     skip_in_tests = True
     name = "action-in-loop"
     summary = "a DataFrame action runs a Spark job on every iteration of a loop"
+    default_reason = ("every action in the loop is a Spark job over the same data, one full scan per "
+                      "iteration; frames made anew in the loop, and cached ones, are not reported")
     triggers = (*ACTIONS, "onData", "write", "evaluate")
     doc_setup = 'days = ["2024-01-01", "2024-01-02"]\n'
 

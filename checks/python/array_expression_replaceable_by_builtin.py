@@ -106,6 +106,8 @@ class ArrayExpressionReplaceableByBuiltin(PythonRule):
     code = "SPK420"
     name = "array-expression-replaceable-by-builtin"
     summary = "an array built by `collect_list`/`collect_set` only to be counted or deduplicated, or `array_except` with a null"
+    default_reason = ("each form computes exactly what the built-in it names computes (or, for `array_except` "
+                      "with a null, does not work), after building arrays in executor memory for nothing")
     triggers = ("array_distinct", "size", "cardinality", "array_except")
     fix = "unsafe"
     doc_setup = 'orders = spark.table("orders")\n'

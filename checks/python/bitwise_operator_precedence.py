@@ -49,6 +49,8 @@ class BitwiseOperatorPrecedence(PythonRule):
     code = "SPK304"
     name = "bitwise-operator-precedence"
     summary = "`a > 1 & b < 2` compares with `1 & b`: parenthesise each comparison"
+    default_reason = ("`&` binds tighter than comparisons, so `a > 1 & b < 2` fails with `Cannot "
+                      "convert column into bool` or, in other shapes, quietly computes something else")
     severity = "error"
     fix = "unsafe"
     triggers = ("&", "|")

@@ -51,6 +51,8 @@ class ClosureCapturesLargeObject(PythonRule):
     code = "SPK205"
     name = "closure-captures-large-object"
     summary = "a function shipped to executors captures a DataFrame, pandas frame or collected rows"
+    default_reason = ("a Spark DataFrame read inside a task fails it with a PicklingError, and a pandas "
+                      "frame or collected rows are pickled into every task's closure, once per task")
     triggers = ("udf", "map", "filter", "foreach", "Pandas", "Arrow", "reduce", "keyBy", "sortBy", "aggregate", "fold")
     doc_setup = 'from pyspark.sql.functions import udf\ncountries = spark.table("countries")\n'
 

@@ -113,6 +113,8 @@ class ClosureCapturesSelf(PythonRule):
     code = "SPK203"
     name = "closure-captures-self"
     summary = "a function shipped to executors reads `self`, so the whole object is serialized"
+    default_reason = ("reading `self` in a shipped function pickles the whole object into every task, and "
+                      "fails the job if it holds a SparkContext or a lock; a value copied to a local is fine")
     triggers = ("self", "class ")
     fix = "unsafe"
     doc_setup = "from pyspark.sql import DataFrame\n"

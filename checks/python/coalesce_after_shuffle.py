@@ -119,6 +119,8 @@ class CoalesceAfterShuffle(Chains, PythonRule):
     code = "SPK426"
     name = "coalesce-after-shuffle"
     summary = "`coalesce(n)` right after a shuffle runs the aggregation, join or sort itself in `n` tasks"
+    default_reason = ("`coalesce(n)` right after a shuffle runs the join, aggregation or sort itself in n tasks, "
+                      "whatever the data; on a narrow lineage, bounding a write's files, it is left alone")
     fix = "unsafe"
     skip_in_tests = True
     triggers = ("coalesce",)

@@ -65,6 +65,8 @@ class CollectFirstRow(PythonRule):
     skip_in_tests = True
     name = "collect-first-row"
     summary = "`collect()[0]` brings every row to the driver to keep one"
+    default_reason = ("`collect()[0]` ships every row to the driver to keep one, a driver OutOfMemoryError "
+                      "on a real table; frames known to hold one row (a global aggregate) are left alone")
     triggers = ("collect",)
     fix = "unsafe"
     doc_setup = 'orders = spark.table("orders")\n'

@@ -69,6 +69,8 @@ class CollectListAggregation(PythonRule):
     code = "SPK406"
     name = "collect-list-aggregation"
     summary = "`collect_list` / `collect_set` builds an in-memory array per group"
+    default_reason = ("an array of the whole DataFrame is built by one task, a window builds one per row: spills "
+                      "and executor OOMs; arrays per group, as safe as the groups are small, stay in preview")
     triggers = ("collect_list", "collect_set", "array_agg")
     doc_setup = 'orders = spark.table("orders")\n'
 

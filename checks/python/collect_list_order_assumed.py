@@ -49,6 +49,8 @@ class CollectListOrderAssumed(PythonRule):
     code = "SPK310"
     name = "collect-list-order-assumed"
     summary = "the order of `collect_list` is relied on without a sort"
+    default_reason = ("`collect_list` keeps the order rows arrive from the shuffle, so 'the first item' is "
+                      "another item from run to run; a sort or an ordered window around it is not reported")
     triggers = ("collect_list", "array_agg")
 
     invalid = (

@@ -86,6 +86,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
     skip_in_tests = True
     name = "collect-on-unbounded-dataframe"
     summary = "`collect()` or `toLocalIterator()` on a DataFrame whose rows nothing bounds"
+    default_reason = ("an unbounded `collect()` on a production table is the classic driver OutOfMemoryError "
+                      "that kills the application; a limit, a global aggregate or a few literal rows keep it quiet")
     triggers = ("collect", "toLocalIterator", "show")
     options = {"max-rows": Option(100_000, "A `limit(n)` above this does not count as a bound.")}
 

@@ -90,6 +90,8 @@ class CompoundingExplodes(PythonRule):
     code = "SPK421"
     name = "compounding-explodes"
     summary = "a second `explode` of a different array multiplies rows an explode already multiplied (a cross product)"
+    default_reason = ("two explodes of different arrays make a cross product: wrong pairs for parallel arrays, "
+                      "multiplied rows otherwise; nested flattening is not reported, `noqa` keeps a meant one")
     triggers = ("explode",)
     doc_setup = 'listings = spark.table("listings")\n'
 

@@ -92,6 +92,8 @@ class CountEmptinessCheck(PythonRule):
     skip_in_tests = True
     name = "count-emptiness-check"
     summary = "`count()` (or `len(collect())`) used only to test for rows"
+    default_reason = ("a `count()` used only as a yes/no test reads every row of every partition to "
+                      "throw the number away; the one-row forms that already stop early are not reported")
     triggers = ("count", "collect", "take", "head", "tail", "isEmpty")
     fix = "safe"
     min_spark = "3.3"

@@ -55,6 +55,8 @@ class DataframeToRdd(PythonRule):
     skip_in_tests = True
     name = "dataframe-to-rdd"
     summary = "DataFrame rows processed one by one through `df.rdd`"
+    default_reason = ("`df.rdd` pickles every row through a Python worker, and the optimizer can no longer "
+                      "prune, push down or generate code; per-partition functions and tiny frames are exempt")
     triggers = (".rdd", ".foreach(")
     doc_setup = 'orders = spark.table("orders")\n'
 

@@ -42,6 +42,8 @@ class DistinctAfterJoin(PythonRule):
     code = "SPK407"
     name = "distinct-after-join"
     summary = "`distinct()` right after a join hides a fan-out with another shuffle"
+    default_reason = ("`distinct()` right after a join hides a fan-out behind a second full shuffle of "
+                      "the multiplied rows, and the numbers stay wrong where the duplicates were not exact")
     triggers = ("distinct", "dropDuplicates", "drop_duplicates")
     doc_setup = 'orders = spark.table("orders")\ncustomers = spark.table("customers")\n'
 

@@ -87,6 +87,8 @@ class DriverClockInExpression(PythonRule):
     code = "SPK317"
     name = "driver-clock-in-expression"
     summary = "the driver's clock read in Python becomes a constant in a Spark expression"
+    default_reason = ("a streaming query keeps the driver's clock as read at its start, so a 'last hour' "
+                      "filter soon drops every row; batch uses, often what was meant, are left to preview")
     triggers = ("now", "today", "time")
     doc_setup = "from datetime import datetime, timedelta\nevents = spark.readStream.table('clicks')\n"
 

@@ -64,6 +64,8 @@ class DropBeforeWrite(PythonRule):
     code = "SPK322"
     name = "drop-before-write"
     summary = "a table or path deleted right before a write to it is gone if the write fails"
+    default_reason = ("a table or path deleted just before its write is gone when the write fails, and every "
+                      "reader fails until a rerun; plain-file paths, with nothing safer, are not reported")
     triggers = ("DROP", "drop", "rm(", "rmtree")
     doc_setup = 'daily = spark.table("sales.orders").groupBy("day").count()\n'
 

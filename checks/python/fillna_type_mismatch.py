@@ -46,6 +46,8 @@ class FillnaTypeMismatch(PythonRule):
     code = "SPK308"
     name = "fillna-type-mismatch"
     summary = "`fillna` with a value that does not match the column's type is silently ignored"
+    default_reason = ("`fillna` silently skips columns of another type and leaves every null in "
+                      "place, with no error; reported only where the file declares the column's type")
     severity = "error"
     triggers = ("fillna", "fill")
     doc_setup = "people = spark.read.schema('id BIGINT, name STRING, age INT').parquet('/p')\n"

@@ -93,6 +93,8 @@ class FilterAfterCache(PythonRule):
     code = "SPK428"
     name = "filter-after-cache"
     summary = "a cached DataFrame read only through the same `filter`: the cache holds rows no one reads"
+    default_reason = ("when every read filters the cache the same way, filtering first computes "
+                      "the same rows, stores fewer of them and lets the filter reach the scan")
     skip_in_tests = True
     triggers = ("cache", "persist")
     doc_setup = 'events = spark.table("events")\n'

@@ -73,6 +73,8 @@ class FirstLastWithoutOrder(PythonRule):
     code = "SPK311"
     name = "first-last-without-order"
     summary = "`first` / `last` in an aggregation picks whichever row happens to come first or last: the result changes between runs"
+    default_reason = ("the row `first` or `last` picks in an aggregation is undefined in Spark whatever the "
+                      "data, so a rerun may return another; `ignorenulls=True` and pivots are not reported")
     triggers = ("first", "last", "dropDuplicates", "drop_duplicates")
     doc_setup = 'events = spark.table("events")\n'
 

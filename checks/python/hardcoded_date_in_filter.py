@@ -75,6 +75,8 @@ class HardcodedDateInFilter(PythonRule):
     skip_in_tests = True
     name = "hardcoded-date-in-filter"
     summary = "a filter on a hard-coded date makes every scheduled run read the same day"
+    default_reason = ("a filter on one fixed day makes every scheduled run read the same partition and succeed "
+                      "with stale numbers; only equality is reported, notebooks and tests are left alone")
     triggers = ("filter", "where")
     doc_setup = 'orders = spark.table("sales.orders")\n'
     options = {"ranges": Option(False, "Also report range comparisons (`>=`, `between`) with a hard-coded date.")}

@@ -68,6 +68,8 @@ class ImplicitStringCast(PythonRule):
     code = "SPK306"
     name = "implicit-string-cast"
     summary = "a Column combined with a string is cast silently: non-numbers become null"
+    default_reason = ("Spark casts the string silently: one that is not a number becomes null and "
+                      "its row drops out of sums and filters (or the job fails under ANSI mode)")
     triggers = ('"', "'")
     doc_setup = 'orders = spark.table("orders")\n'
 

@@ -90,6 +90,8 @@ class InnerJoinAsFilter(joins.JoinLineage, PythonRule):
     code = "SPK424"
     name = "inner-join-as-filter"
     summary = "an inner join whose right side brings only its keys: a `left_semi` join is the filter meant"
+    default_reason = ("an inner join on keys not unique on the right duplicates left rows, or pays for a "
+                      "`distinct` `left_semi` does not need; reported only where `left_semi` changes something")
     fix = "unsafe"
     triggers = ("join",)
     doc_setup = 'orders = spark.table("sales.orders")\ncustomers = spark.table("crm.customers")\n'

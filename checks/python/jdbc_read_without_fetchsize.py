@@ -50,6 +50,8 @@ class JdbcReadWithoutFetchsize(PythonRule):
     code = "SPK429"
     name = "jdbc-read-without-fetchsize"
     summary = "a partitioned JDBC read at the driver's default fetch size"
+    default_reason = ("at the driver's default fetch size a partitioned JDBC read trickles 10 rows a "
+                      "round trip (Oracle) or holds a partition in executor memory (PostgreSQL, MySQL)")
     skip_in_tests = True
     triggers = ("jdbc",)
     doc_setup = "url = 'jdbc:postgresql://db/sales'\n"

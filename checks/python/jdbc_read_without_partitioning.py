@@ -56,6 +56,8 @@ class JdbcReadWithoutPartitioning(PythonRule):
     code = "SPK414"
     name = "jdbc-read-without-partitioning"
     summary = "a JDBC read without a partition column pulls the whole table through one task"
+    default_reason = ("a JDBC read without a partition column pulls the whole table through one connection and "
+                      "one task while other cores wait; small or database-aggregated queries are left alone")
     skip_in_tests = True
     triggers = ("jdbc",)
     doc_setup = "url = 'jdbc:postgresql://db/sales'\n"

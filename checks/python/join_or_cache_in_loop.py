@@ -87,6 +87,8 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
     code = "SPK419"
     name = "join-or-cache-in-loop"
     summary = "a join that grows one plan, or a cache never released, on every iteration of a loop"
+    default_reason = ("a join per round grows one plan until analysis takes minutes or overflows the "
+                      "stack, and a cache never unpersisted keeps every round's data in executor memory")
     skip_in_tests = True
     triggers = ("join", "cache", "persist")
     doc_setup = 'edges = spark.table("edges")\ndepth = 10\n'

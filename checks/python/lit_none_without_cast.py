@@ -49,6 +49,8 @@ class LitNoneWithoutCast(PythonRule):
     code = "SPK305"
     name = "lit-none-without-cast"
     summary = "`F.lit(None)` without a cast makes a column of type void"
+    default_reason = ("an uncast `F.lit(None)` column has the void type: a Parquet, ORC or Delta write "
+                      "fails and a union fails or widens; inside typed expressions it is not reported")
     triggers = ("lit",)
     fix = "unsafe"
     doc_setup = 'orders = spark.table("orders")\n'

@@ -71,6 +71,8 @@ class MemoryOnlyStorageLevel(PythonRule):
     code = "SPK425"
     name = "memory-only-storage-level"
     summary = "a DataFrame persisted memory-only recomputes every partition that does not fit"
+    default_reason = ("a memory-only DataFrame cache drops what does not fit and recomputes it from the "
+                      "whole lineage, and its string and `_SER` forms fail outright; RDDs are not reported")
     triggers = ("MEMORY_ONLY", "StorageLevel")
     fix = "safe"
     doc_setup = "from pyspark import StorageLevel\norders = spark.table('sales.orders')\n"

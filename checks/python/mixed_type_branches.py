@@ -43,6 +43,8 @@ class MixedTypeBranches(PythonRule):
     code = "SPK307"
     name = "mixed-type-branches"
     summary = "`F.when(...).otherwise(...)` branches of different types are cast to a common type"
+    default_reason = ("a `when` chain mixing numbers and strings turns the numbers into text that sorts "
+                      "as text and needs casts to sum; `None` and mixes of ints and floats are left alone")
     triggers = ("when",)
 
     invalid = (

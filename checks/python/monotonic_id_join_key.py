@@ -61,6 +61,8 @@ class MonotonicIdJoinKey(PythonRule):
     code = "SPK313"
     name = "monotonic-id-join-key"
     summary = "a join on ids from `monotonically_increasing_id()` pairs rows by partition layout, not by data"
+    default_reason = ("ids from `monotonically_increasing_id()` follow the partition layout, so after a shuffle, "
+                      "a retry or new input files a join on them pairs rows that do not belong together")
     severity = "error"
     triggers = ("monotonically_increasing_id",)
     doc_setup = _SETUP.split("spark = SparkSession.builder.getOrCreate()\n")[1]

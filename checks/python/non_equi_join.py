@@ -79,6 +79,8 @@ class NonEquiJoin(joins.JoinLineage, PythonRule):
     code = "SPK422"
     name = "non-equi-join"
     summary = "a join condition without an equality between the sides runs as a nested-loop or cartesian join"
+    default_reason = ("without an equality key Spark must test the condition on every pair of rows, n times "
+                      "m; broadcast or proven-small sides and conditions it cannot decompose are left alone")
     triggers = ("join",)
     skip_in_tests = True
     doc_setup = "events = spark.table('web.events')\nsessions = spark.table('web.sessions')\n"

@@ -64,6 +64,8 @@ class NondeterministicFilter(PythonRule):
     code = "SPK312"
     name = "nondeterministic-filter"
     summary = "a filter on `rand()`, `uuid()` or a partition-dependent id keeps other rows each time it is computed"
+    default_reason = ("the rows a filter on `rand()` or partition ids keeps change whenever partitions are "
+                      "recomputed, by a second action or a retried task; a seeded `rand(42)` is not reported")
     triggers = ("rand", "uuid", "shuffle", "random", "monotonically_increasing_id", "spark_partition_id")
     doc_setup = 'events = spark.table("events")\n'
 

@@ -81,6 +81,8 @@ class NondeterministicUdf(PythonRule):
     code = "SPK204"
     name = "nondeterministic-udf"
     summary = "a UDF using random numbers, uuids or the clock is not marked `asNondeterministic()`"
+    default_reason = ("Spark may call an unmarked UDF twice for a row, or again on a retry, so random or "
+                      "clock values differ between uses: duplicate or missing rows, ids that do not match")
     triggers = ("random", "uuid", "time", "now", "today", "secrets")
     doc_setup = "import uuid\nfrom pyspark.sql.functions import udf\n"
 

@@ -52,6 +52,8 @@ class NoneComparisonOnColumn(PythonRule):
     code = "SPK302"
     name = "none-comparison-on-column"
     summary = "`col == None` is never true; use `isNull()`"
+    default_reason = ("`col == None` is never true, so a filter on it silently returns no rows, "
+                      "not even the null ones; comparisons of plain Python values are not reported")
     severity = "error"
     fix = "unsafe"
     triggers = ("None",)

@@ -70,6 +70,8 @@ class OverwriteAllPartitions(PythonRule):
     code = "SPK321"
     name = "overwrite-all-partitions"
     summary = "an overwrite of a partitioned output replaces every partition, not just the slice written"
+    default_reason = ("under the default static overwrite, writing one slice of a partitioned output deletes "
+                      "every other partition; a file that sets `partitionOverwriteMode` is not reported")
     severity = "error"
     min_spark = "2.3"
     triggers = ("overwrite", "OVERWRITE", "Overwrite")

@@ -82,6 +82,8 @@ class PandasUdfWithoutTypeHints(PythonRule):
     code = "SPK211"
     name = "pandas-udf-without-type-hints"
     summary = "a pandas UDF whose kind is set by `PandasUDFType` instead of type hints"
+    default_reason = ("the `PandasUDFType` form is kept only for compatibility and PySpark warns at every "
+                      "definition; not reported when `target-spark` is below 3.0, where there are no type hints")
     triggers = ("pandas_udf",)
     doc_setup = "import pandas as pd\nfrom pyspark.sql.functions import PandasUDFType, pandas_udf\n"
 

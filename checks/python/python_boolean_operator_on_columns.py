@@ -84,6 +84,8 @@ class PythonBooleanOperatorOnColumns(PythonRule):
     code = "SPK303"
     name = "python-boolean-operator-on-columns"
     summary = "`and` / `or` / `not` or a chained comparison on Columns fails at run time"
+    default_reason = ("Python's `and`, `or` and `not` on Columns raise `Cannot convert "
+                      "column into bool` when the job runs, after whatever ran before them")
     severity = "error"
     fix = "safe"
     triggers = ("and", "or", "not", "<", ">")

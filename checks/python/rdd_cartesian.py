@@ -39,6 +39,8 @@ class RddCartesian(PythonRule):
     code = "SPK107"
     name = "rdd-cartesian"
     summary = "`rdd.cartesian()` builds every pair of two RDDs"
+    default_reason = ("an RDD cartesian product has len(a) * len(b) rows, computed pair of partitions by pair "
+                      "with no shuffle optimisation, and is almost always a join whose key was forgotten")
     triggers = ("cartesian",)
     doc_setup = 'sc = spark.sparkContext\nusers = sc.textFile("/users")\nitems = sc.textFile("/items")\n'
 

@@ -45,6 +45,8 @@ class RddGroupbykeyAggregation(PythonRule):
     code = "SPK106"
     name = "rdd-groupbykey-aggregation"
     summary = "`groupByKey().mapValues(sum)` where `reduceByKey` combines before the shuffle"
+    default_reason = ("`groupByKey` before a sum or count shuffles every value and holds each key's list in "
+                      "memory, so one hot key can take an executor down, where `reduceByKey` combines first")
     triggers = ("groupByKey",)
     doc_setup = 'pairs = spark.sparkContext.textFile("/logs").map(lambda l: (l[:3], 1))\n'
 

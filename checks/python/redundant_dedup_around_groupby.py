@@ -76,6 +76,8 @@ class RedundantDedupAroundGroupby(PythonRule):
     code = "SPK417"
     name = "redundant-dedup-around-groupby"
     summary = "`distinct()` / `dropDuplicates()` next to a `groupBy` that already makes the rows unique"
+    default_reason = ("the rows of a `groupBy` are already unique on its keys, so a deduplication next to it "
+                      "is a whole shuffle that removes nothing; forms that change the result are left alone")
     triggers = ("distinct", "dropDuplicates", "drop_duplicates")
     fix = "safe"
     doc_setup = 'from pyspark.sql import functions as F\norders = spark.table("orders")\n'

@@ -84,6 +84,8 @@ class RepartitionNotByKeys(joins.JoinLineage, PythonRule):
     code = "SPK418"
     name = "repartition-not-by-keys"
     summary = "`repartition` by nothing or other columns right before a partitioned write or a join on other keys"
+    default_reason = ("a round-robin `repartition` before a partitioned write makes up to n small files per "
+                      "directory, and before a join it is a shuffle thrown away; by the right keys it is fine")
     skip_in_tests = True
     triggers = ("repartition",)
     doc_setup = 'orders = spark.table("orders")\n'

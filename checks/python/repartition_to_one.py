@@ -60,6 +60,8 @@ class RepartitionToOne(PythonRule):
     code = "SPK402"
     name = "repartition-to-one"
     summary = "`repartition(1)` / `coalesce(1)` funnels all data through one task"
+    default_reason = ("`repartition(1)` or `coalesce(1)` runs the whole dataset through one task on one core, "
+                      "and coalesce drags the stage before it down too; frames proven small are left alone")
     triggers = ("repartition", "coalesce")
     doc_setup = 'orders = spark.table("orders")\n'
 

@@ -153,6 +153,8 @@ class RepeatedActionWithoutCache(PythonRule):
     skip_in_tests = True
     name = "repeated-action-without-cache"
     summary = "an expensive DataFrame is recomputed by each of several actions"
+    default_reason = ("each action recomputes an expensive plan from its sources, paying its joins, shuffles "
+                      "or UDF calls again; only two actions that both certainly run on one frame count")
     triggers = (*ACTIONS, "write", "evaluate")
     doc_setup = 'orders = spark.table("orders")\ncustomers = spark.table("customers")\n'
 

@@ -55,6 +55,8 @@ class SchemaInference(PythonRule):
     skip_in_tests = True
     name = "schema-inference"
     summary = "reading CSV or JSON with an inferred schema: an extra pass and types that drift"
+    default_reason = ("inference reads the input once more to guess types that drift with the data, breaking "
+                      "the job with no code change; the all-strings CSV case, often meant, stays in preview")
     triggers = ("inferSchema", "json", "csv")
 
     invalid = (

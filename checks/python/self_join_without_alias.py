@@ -63,6 +63,8 @@ class SelfJoinWithoutAlias(PythonRule):
     code = "SPK314"
     name = "self-join-without-alias"
     summary = "a self-join names columns as `df.col`: both sides carry them, so the condition is ambiguous"
+    default_reason = ("`df.c` in a self-join resolves to the left side only: Spark 3 refuses the join as "
+                      "ambiguous, and with that check off it silently becomes a filter times every right row")
     severity = "error"
     triggers = ("join",)
     doc_setup = 'employees = spark.table("hr.employees")\n'

@@ -67,6 +67,8 @@ class SentinelNullValue(PythonRule):
     code = "SPK301"
     name = "sentinel-null-value"
     summary = "a placeholder string such as \"N/A\" stands in for null"
+    default_reason = ("a placeholder such as 'N/A' is a real value: `isNull()` misses those rows, counts "
+                      "include them, and they all join on one hot key that keeps a task running for hours")
     triggers = ("fillna", "fill", "when", "otherwise", "lit", "coalesce", "replace")
     options = {
         "sentinels": Option(DEFAULT_SENTINELS, "Placeholder values to report (case-insensitive)."),

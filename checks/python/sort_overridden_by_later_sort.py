@@ -55,6 +55,8 @@ class SortOverriddenByLaterSort(PythonRule):
     code = "SPK416"
     name = "sort-overridden-by-later-sort"
     summary = "a sort followed by another global sort in the same chain: only the last one counts"
+    default_reason = ("Spark's sort is not stable: only the last global sort counts, and the earlier one is "
+                      "dropped or a shuffle for nothing; a `limit` between them makes a top-N, not reported")
     triggers = ("orderBy", "sort")
     doc_setup = 'from pyspark.sql import functions as F\norders = spark.table("orders")\n'
 

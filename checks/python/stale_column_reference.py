@@ -71,6 +71,8 @@ class StaleColumnReference(PythonRule):
     code = "SPK315"
     name = "stale-column-reference"
     summary = "`df.col` used on a DataFrame that no longer carries that column: the job fails with missing attributes"
+    default_reason = ("a column taken from a DataFrame that no longer carries it fails the job with missing "
+                      "attributes, far from the drop; frames from helpers or branches are not judged")
     severity = "error"
     triggers = ("select", "drop", "withColumn", "join", "groupBy", "groupby", "agg", "filter", "where", "sort", "orderBy")
     doc_setup = 'orders = spark.table("sales.orders")\ncustomers = spark.table("crm.customers")\n'

@@ -55,6 +55,8 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
     skip_in_tests = True
     name = "topandas-on-unbounded-dataframe"
     summary = "`toPandas()` on a DataFrame whose rows nothing bounds"
+    default_reason = ("`toPandas()` of an unbounded table holds the data at least twice on the driver and "
+                      "ends in a driver out of memory; a limit, a global aggregate or a few literal rows keep it quiet")
     triggers = ("toPandas",)
     options = {"max-rows": Option(1_000_000, "A `limit(n)` above this does not count as a bound.")}
 

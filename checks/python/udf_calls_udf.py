@@ -56,6 +56,8 @@ class UdfCallsUdf(PythonRule):
     code = "SPK206"
     name = "udf-calls-udf"
     summary = "a UDF calls another UDF, which builds a Column, not a value"
+    default_reason = ("calling a UDF inside another builds a Column, not a value, so the task fails "
+                      "when it runs; only names this file binds with `udf(...)` or `@udf` are reported")
     severity = "error"
     triggers = ("udf",)
     doc_setup = "from pyspark.sql.functions import udf\n"

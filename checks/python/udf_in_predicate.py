@@ -61,6 +61,8 @@ class UdfInPredicate(PythonRule):
     code = "SPK208"
     name = "udf-in-predicate"
     summary = "a Python UDF in a filter or join condition cannot be pushed down or used as a join key"
+    default_reason = ("a UDF in a filter is not pushed to the source, so every row is read and sent to Python "
+                      "before it is dropped; in a join condition it can make the join a cartesian product")
     triggers = ("udf",)
     doc_setup = (
         "from pyspark.sql.functions import udf\nevents = spark.table('events')\n"

@@ -306,6 +306,8 @@ class UdfLoopOverArray(PythonRule):
     code = "SPK210"
     name = "udf-loop-over-array"
     summary = "a Python UDF loops over an array that `transform`/`filter`/`aggregate` process in the JVM"
+    default_reason = ("the UDF pickles each array into Python to run a loop that `transform`, `filter` or "
+                      "`aggregate` run in the JVM; only bodies whose every step has a Spark twin are reported")
     min_spark = "3.1"
     triggers = ("udf",)
     doc_setup = (

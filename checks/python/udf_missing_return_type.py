@@ -123,6 +123,8 @@ class UdfMissingReturnType(PythonRule):
     code = "SPK202"
     name = "udf-missing-return-type"
     summary = "a Python UDF without a return type returns strings"
+    default_reason = ("without a return type a UDF's values become strings: numbers compare as text and the "
+                      "schema says string, and nothing fails; bodies that return strings are not reported")
     triggers = ("udf",)
     fix = "unsafe"
     doc_setup = "from pyspark.sql.functions import udf\nfrom pyspark.sql.types import IntegerType\n"

@@ -398,6 +398,8 @@ class UdfReplaceableByBuiltin(PythonRule):
     code = "SPK201"
     name = "udf-replaceable-by-builtin"
     summary = "a Python UDF does what a built-in function does"
+    default_reason = ("a UDF doing what a built-in does sends every row through Python and blinds the "
+                      "optimizer; only bodies that map onto built-ins are reported, and the message names them")
     triggers = ("udf",)
     fix = "unsafe"
     doc_setup = (

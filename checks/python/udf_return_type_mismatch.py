@@ -69,6 +69,8 @@ class UdfReturnTypeMismatch(PythonRule):
     code = "SPK207"
     name = "udf-return-type-mismatch"
     summary = "a UDF's declared return type cannot hold what its body returns: every value becomes null"
+    default_reason = ("a pickled UDF does not convert its result, so a value of the wrong type becomes "
+                      "null, silently and for every row; only what the body certainly returns is compared")
     severity = "error"
     fix = "unsafe"
     triggers = ("udf",)

@@ -45,6 +45,8 @@ class UnionByPosition(PythonRule):
     code = "SPK309"
     name = "union-by-position"
     summary = "`union` of DataFrames whose columns are in different orders mixes up columns"
+    default_reason = ("`union` matches columns by position, so the same columns in another order put values "
+                      "in the wrong column and nothing fails; only column orders the file declares count")
     severity = "error"
     fix = "unsafe"
     triggers = ("union",)

@@ -62,6 +62,8 @@ class WriteWithoutMode(PythonRule):
     skip_in_tests = True
     name = "write-without-mode"
     summary = "a write with no save mode fails on the second run (`errorifexists`)"
+    default_reason = ("the default save mode `errorifexists` lets the first run work and fails every later "
+                      "one, the rerun after a failure included; paths made new for each run are not reported")
     triggers = ("write",)
     doc_setup = 'orders = spark.table("sales.orders")\n'
 

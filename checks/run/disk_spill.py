@@ -49,6 +49,8 @@ class Spill(RunRule):
     code = "SPK703"
     name = "disk-spill"
     summary = "a stage spilled to disk: partitions too large for the memory per task"
+    default_reason = ("a spilled stage writes its buffers to local disk and reads them back, running several "
+                      "times slower and filling the disks; measured from the stage's own spill metrics")
     options = {"min-mib": Option(1.0, "Less disk spill (MiB) than this is not reported.")}
     invalid = (Invalid(_SPILLING, path="app.log"),)
     valid = (Valid(_FITTING, path="app.log"),)

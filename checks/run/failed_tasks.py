@@ -47,6 +47,8 @@ class FailedTasks(RunRule):
     code = "SPK705"
     name = "failed-tasks"
     summary = "failed task attempts, grouped by cause"
+    default_reason = ("retried attempts let a job succeed while repeating work, and the same cause fails "
+                      "it on a bigger day; killed tasks (speculation, cancelled jobs) are not counted")
     severity = "error"
     invalid = (Invalid(_FAILING, path="app.log"),)
     valid = (Valid(_PASSING, path="app.log"),)

@@ -54,6 +54,8 @@ class GcPressure(RunRule):
     code = "SPK702"
     name = "gc-pressure"
     summary = "over 10% of executor run time spent in garbage collection"
+    default_reason = ("over 10% of run time in GC is time not spent on the data and comes before "
+                      "OutOfMemoryError and lost executors; stages and executors under 30 seconds are not judged")
     options = {"max-share": Option(0.1, "The largest GC share of run time not reported."),
                "min-run-seconds": Option(30.0, "Less run time than this is not judged.")}
     invalid = (Invalid(_HEAVY, path="app.log", count=2),)

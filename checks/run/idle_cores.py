@@ -65,6 +65,8 @@ class IdleCores(RunRule):
     code = "SPK706"
     name = "idle-cores"
     summary = "executor cores idle over half of their lifetime"
+    default_reason = ("idle executor cores are paid for (cluster time, cloud bills) and do "
+                      "nothing; local-mode runs and applications under a minute are not judged")
     options = {"min-busy": Option(0.5, "The lowest busy share not reported."),
                "min-seconds": Option(60.0, "Shorter applications are not judged.")}
     invalid = (Invalid(_IDLE, path="app.log"),)

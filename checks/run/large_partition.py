@@ -46,6 +46,8 @@ class LargePartition(RunRule):
     code = "SPK708"
     name = "large-partition"
     summary = "a task that read over 5 GiB"
+    default_reason = ("a task reading over 5 GiB cannot hold its partition in its share of execution memory: "
+                      "it spills, stretches GC, and fails with OutOfMemoryError or loses its executor")
     options = {"max-gib": Option(5.0, "The largest read (GiB) per task not reported.")}
     invalid = (Invalid(_HUGE, path="app.log"),)
     valid = (Valid(_SIZED, path="app.log"),)

@@ -47,6 +47,8 @@ class LargeResults(RunRule):
     code = "SPK710"
     name = "large-results"
     summary = "over 512 MiB of task results sent to the driver"
+    default_reason = ("over 512 MiB of task results is half the default `maxResultSize`, close to a failed "
+                      "job or, with the limit raised, to a driver out of memory that ends the application")
     options = {"max-mib": Option(512.0, "The largest results (MiB) per stage not reported.")}
     invalid = (Invalid(_BIG, path="app.log"),)
     valid = (Valid(_SMALL, path="app.log"),)

@@ -63,6 +63,8 @@ class LostExecutor(RunRule):
     code = "SPK704"
     name = "lost-executor"
     summary = "an executor lost before the application ended (memory, heartbeat, node)"
+    default_reason = ("a lost executor's tasks are retried, its cache and shuffle files are gone, and after "
+                      "`spark.task.maxFailures` the job fails; removals by dynamic allocation are not reported")
     severity = "error"
     invalid = (Invalid(_LOST, path="app.log"),)
     valid = (Valid(_IDLE, path="app.log"),)

@@ -50,6 +50,8 @@ class SmallFiles(RunRule):
     code = "SPK709"
     name = "small-files"
     summary = "over 100 files averaging under 3 MiB read or written"
+    default_reason = ("each small file costs a listing, an open, a footer read and a task slot, object "
+                      "stores charge per request, and a job writing them makes every reader of the table pay")
     options = {"min-files": Option(100, "Fewer files than this are not judged."),
                "max-average-mib": Option(3.0, "Files averaging under this many MiB are small.")}
     invalid = (Invalid(_SMALL, path="app.log"),)

@@ -52,6 +52,8 @@ class TaskCount(RunRule):
     code = "SPK707"
     name = "task-count"
     summary = "too few tasks for the cores, or thousands of tiny tasks"
+    default_reason = ("a long stage with fewer tasks than cores uses a fraction of what was paid for, "
+                      "and thousands of tiny tasks spend more time being scheduled than computing")
     options = {"min-stage-seconds": Option(30.0, "Shorter stages are not judged for too few tasks."),
                "max-tasks": Option(5000, "More tasks than this..."),
                "min-median-ms": Option(500.0, "...with a median under this many ms are tiny.")}

@@ -69,6 +69,8 @@ class TaskSkew(RunRule):
     code = "SPK701"
     name = "task-skew"
     summary = "a stage whose slowest task runs far longer than the median (skew or a straggler)"
+    default_reason = ("one straggling task keeps the whole stage, and every core waiting on it, busy, "
+                      "and more executors do not help; a local-mode run is never blamed on a slow node")
     options = {"time-ratio": Option(5.0, "Longest task over this many medians."),
                "min-seconds": Option(5.0, "...and over this many seconds."),
                "bytes-ratio": Option(3.0, "A task's shuffle read over this many times the average."),

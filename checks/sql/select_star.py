@@ -76,6 +76,8 @@ class SelectStar(SqlRule):
     skip_in_tests = True
     name = "select-star"
     summary = "`SELECT *` reads every column and changes with the table"
+    default_reason = ("a star reads every column a columnar scan could skip, and `INSERT ... SELECT *` "
+                      "breaks when the table gains a column; stars the optimizer prunes are not reported")
     options = {"allow-from-subquery": Option(True, "Allow a star over a subquery or a CTE of the statement.")}
 
     invalid = (

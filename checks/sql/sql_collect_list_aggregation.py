@@ -37,6 +37,8 @@ class SqlCollectListAggregation(SqlRule):
     code = "SPK511"
     name = "sql-collect-list-aggregation"
     summary = "SQL `collect_list` / `collect_set` builds an in-memory array per group"
+    default_reason = ("a SQL array of every row, or one per window row, is built in one task's memory "
+                      "outside the hash aggregate: spills and executor OOMs; arrays per group stay in preview")
 
     invalid = (
         Invalid("SELECT customer_id, collect_list(item_id) AS items FROM orders GROUP BY customer_id;\n", path="q.sql"),

@@ -41,6 +41,8 @@ class SqlCollectListOrderAssumed(SqlRule):
     code = "SPK503"
     name = "sql-collect-list-order-assumed"
     summary = "SQL relies on the order of `collect_list` without a sort"
+    default_reason = ("`collect_list` keeps the order rows arrive from the shuffle, so `collect_list(x)[0]` "
+                      "names another item from run to run; one wrapped in `array_sort` is not reported")
     fix = "unsafe"
 
     invalid = (

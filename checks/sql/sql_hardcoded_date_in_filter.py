@@ -69,6 +69,8 @@ class SqlHardcodedDateInFilter(SqlRule):
     skip_in_tests = True
     name = "sql-hardcoded-date-in-filter"
     summary = "a SQL filter on a hard-coded date makes every scheduled run read the same day"
+    default_reason = ("a scheduled statement on a fixed date loads, merges or deletes the same day every run "
+                      "and succeeds while its target stops moving; ad-hoc SELECTs and notebooks are skipped")
     options = {"ranges": Option(False, "Also report range comparisons (`>=`, `BETWEEN`) with a hard-coded date.")}
 
     invalid = (

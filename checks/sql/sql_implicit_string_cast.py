@@ -44,6 +44,8 @@ class SqlImplicitStringCast(SqlRule):
     code = "SPK502"
     name = "sql-implicit-string-cast"
     summary = "SQL arithmetic with a string, or a cast of a non-number: silently null"
+    default_reason = ("a string in SQL arithmetic, or a cast of a non-number, is null at run time "
+                      "(or fails under ANSI mode), so rows silently drop out of sums and filters")
     fix = "unsafe"
 
     invalid = (

@@ -90,6 +90,8 @@ class SqlInsertIntoRerun(SqlRule):
     code = "SPK520"
     name = "sql-insert-into-rerun"
     summary = "`INSERT INTO` a partition or a rerunnable script's table appends the rows again on a rerun"
+    default_reason = ("an `INSERT INTO` that the statement shows to be rerun appends the same rows again, "
+                      "doubling every total downstream; plain appends to tables made elsewhere stay in preview")
 
     invalid = (
         Invalid("INSERT INTO sales.daily PARTITION (ds = '2024-06-01')\n"

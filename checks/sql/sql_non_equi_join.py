@@ -50,6 +50,8 @@ class SqlNonEquiJoin(SqlRule):
     code = "SPK523"
     name = "sql-non-equi-join"
     summary = "a SQL join with no equality between its sides runs as a nested loop over every pair of rows"
+    default_reason = ("a SQL join without an equality key can only run as a nested loop over every pair of "
+                      "rows; a join with a key, a broadcast hint, `LATERAL` or a `VALUES` side is left alone")
 
     invalid = (
         Invalid("SELECT e.id FROM events e JOIN sessions s ON e.ts BETWEEN s.start_ts AND s.end_ts;\n", path="q.sql"),

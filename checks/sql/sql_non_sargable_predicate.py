@@ -38,6 +38,8 @@ class SqlNonSargablePredicate(SqlRule):
     code = "SPK509"
     name = "sql-non-sargable-predicate"
     summary = "a function or cast around a column in WHERE defeats partition pruning and pushdown"
+    default_reason = ("a function or cast around a column in `WHERE` defeats partition pruning "
+                      "and row-group skipping, so a query for one slice reads the whole table")
 
     invalid = (
         Invalid("SELECT id FROM events WHERE year(dt) = 2024;\n", path="q.sql"),

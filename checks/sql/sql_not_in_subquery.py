@@ -35,6 +35,8 @@ class SqlNotInSubquery(SqlRule):
     code = "SPK506"
     name = "sql-not-in-subquery"
     summary = "`NOT IN (SELECT ...)`: one null in the subquery empties the result"
+    default_reason = ("one null in the subquery makes `NOT IN` null for every row, so the query "
+                      "silently returns nothing, and it often runs as a broadcast nested-loop join")
     severity = "error"
 
     invalid = (Invalid("SELECT id FROM customers WHERE id NOT IN (SELECT customer_id FROM orders);\n", path="q.sql"),)

@@ -34,6 +34,8 @@ class SqlOrderByWithoutLimit(SqlRule):
     code = "SPK508"
     name = "sql-order-by-without-limit"
     summary = "`ORDER BY` without `LIMIT` in a subquery, CTE or INSERT is sorted for nothing"
+    default_reason = ("a subquery's, CTE's or `INSERT`'s order does not survive the outer query or the "
+                      "table, so the sort is a range shuffle for nothing; with a `LIMIT` it is not reported")
 
     invalid = (
         Invalid("WITH r AS (SELECT a FROM t ORDER BY a) SELECT a FROM r;\n", path="q.sql"),

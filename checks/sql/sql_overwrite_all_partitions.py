@@ -76,6 +76,8 @@ class SqlOverwriteAllPartitions(SqlRule):
     code = "SPK524"
     name = "sql-overwrite-all-partitions"
     summary = "`INSERT OVERWRITE` of a partitioned table with one slice and no partition spec replaces every partition"
+    default_reason = ("under static overwrite, `INSERT OVERWRITE` of one slice with no partition spec "
+                      "deletes every other partition; reported only where the script shows the partitioning")
     severity = "error"
     min_spark = "2.3"
 

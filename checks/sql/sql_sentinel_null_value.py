@@ -50,6 +50,8 @@ class SqlSentinelNullValue(SqlRule):
     code = "SPK504"
     name = "sql-sentinel-null-value"
     summary = "a placeholder string such as 'N/A' stands in for null in SQL"
+    default_reason = ("a placeholder written in SQL is a real value: `IS NULL` misses those rows and "
+                      "they all join on one hot key; comparisons and string building are not reported")
     options = {"sentinels": Option(DEFAULT_SENTINELS, "Placeholder values to report (case-insensitive).")}
 
     invalid = (

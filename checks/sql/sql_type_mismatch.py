@@ -78,6 +78,8 @@ class SqlTypeMismatch(SqlRule):
     code = "SPK513"
     name = "sql-type-mismatch"
     summary = "SQL compares values of different types (with a schema): one side is cast silently"
+    default_reason = ("comparing two types casts one side silently: '007' matches 7 and 'n/a' rows vanish; "
+                      "only columns resolved through the schema given are judged, others are left alone")
     doc_setup = _SCHEMA
 
     invalid = (

@@ -47,6 +47,8 @@ class ParseError(ToolRule):
     code = "SPK001"
     name = "parse-error"
     summary = "the input cannot be read or parsed"
+    default_reason = ("every other rule is silent on a file sparkcheck cannot read, so "
+                      "reporting it is the only way a user learns that nothing in it was checked")
     severity = "error"
 
     invalid = (

@@ -43,6 +43,8 @@ class UnusedNoqa(ToolRule):
     code = "SPK002"
     name = "unused-noqa"
     summary = "a `noqa` comment names sparkcheck codes that suppress nothing"
+    default_reason = ("a stale suppression hides the next real finding on its line, and an unknown code "
+                      "is usually a typo that suppresses nothing; other tools' codes are left alone")
     fix = "safe"
 
     invalid = (
