@@ -17,6 +17,7 @@ from linter.semantic import (
     WRITER,
     WRITES,
     Value,
+    literal_string,
     method_name,
 )
 from linter.semantic.bounds import UNBOUNDED
@@ -116,7 +117,10 @@ class RepeatedActionWithoutCache(PythonRule):
     `spark.read...`, with only filters and column changes after it)
     materialised by two full actions (`count`, `collect`, `toPandas`, a
     write; not `show()`, `first()` or a `limit`) is reported too: each
-    action reads the source again. Whether a cache pays for that is a
+    action reads the source again. A `count()` with no filter of a table or
+    of Parquet, ORC, Delta or Iceberg files is not counted: Spark answers it
+    from file metadata (a cache would make it the full read instead); of
+    CSV, JSON, text or JDBC it reads everything and is counted. Whether a cache pays for that is a
     judgement the file cannot settle (a JDBC or CSV source: usually; a
     Parquet table read twice: often not, the cache costs executor memory
     and a serialization), so it stays in preview.
@@ -170,7 +174,10 @@ class RepeatedActionWithoutCache(PythonRule):
                 "predictions = model.transform(test)\nevaluator = RegressionEvaluator(labelCol='amount')\n"
                 "rmse = evaluator.evaluate(predictions, {evaluator.metricName: 'rmse'})\n"
                 "mae = evaluator.evaluate(predictions, {evaluator.metricName: 'mae'})\n"),
-        Invalid(_SETUP + "orders = spark.table('orders')\nn = orders.count()\nrows = orders.collect()\n"),
+        Invalid(_SETUP + "orders = spark.read.json('s3://landing/orders/')\nn = orders.count()\nrows = orders.collect()\n"),
+        Invalid(_SETUP + "orders = spark.table('orders')\nrows = orders.collect()\norders.write.saveAsTable('copy')\n"),
+        Invalid(_SETUP + "orders = spark.table('orders')\nn = orders.select('customer_id').distinct().count()\n"
+                "rows = orders.collect()\n"),
         Invalid(_SETUP + "raw = spark.read.option('header', True).csv('s3://in/orders/')\npaid = raw.filter(F.col('paid'))\n"
                 "paid.write.parquet('s3://out/paid/')\npaid.write.saveAsTable('sales.paid')\n"),
         Invalid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
@@ -212,6 +219,9 @@ class RepeatedActionWithoutCache(PythonRule):
         Valid(_SETUP + "enriched = orders.join(customers, 'customer_id')\nenriched.persist()\nenriched.count()\nenriched.show()\n"),
         Valid(_SETUP + "print(orders.count())\norders.show()\n"),
         Valid(_SETUP + "orders = spark.table('orders')\nn = orders.count()\nrows = orders.collect()\n", preview=False),
+        Valid(_SETUP + "orders = spark.table('orders')\nn = orders.count()\nrows = orders.collect()\n"),
+        Valid(_SETUP + "events = spark.read.format('delta').load('/lake/events')\nprint(events.count())\n"
+              "events.write.parquet('/out/events')\n"),
         Valid(_SETUP + "def publish(df):\n    n = df.count()\n    df.write.saveAsTable('out')\n"),
         Valid(_SETUP + "small = spark.createDataFrame([(1, 'a')], ['id', 'v'])\nsmall.count()\nsmall.collect()\n"),
         Valid(_SETUP + "class Report:\n    def build(self):\n"
@@ -378,6 +388,9 @@ class RepeatedActionWithoutCache(PythonRule):
         if method == "count" and "udf" in flags and not ({"shuffle", "model"} & set(flags)) and \
                 _counts_only_rows(self.expressions, computed):
             return  # a count of a UDF-scored frame that no filter reads: Spark prunes the UDF's column
+        if plain and method == "count" and isinstance(computed, cst.Name) and \
+                _counts_only_rows(self.expressions, computed) and _columnar_source(self.ctx.semantic, value):
+            return  # a table's or Parquet's row count reads file metadata, not the data: nothing to cache
         blocks = self._blocks()
         first = self.seen.get(id(value))
         if first is None:
@@ -416,6 +429,39 @@ def _read_here(value) -> bool:
     flags = value.flags or ()
     return isinstance(value.node, cst.Call) and not ({"inferred", "on-cache"} & set(flags)) and \
         value.bound == UNBOUNDED
+
+
+_SCANNING_READS = frozenset({"csv", "json", "text", "textFile", "jdbc", "xml", "avro"})
+_COLUMNAR_READS = frozenset({"parquet", "orc", "table", "sql", "delta"})
+
+
+def _columnar_source(semantic, value) -> bool:
+    """Whether a plain frame is read from a table or a columnar format (Parquet, ORC, Delta, Iceberg), whose row
+    count Spark answers from file metadata; False for CSV, JSON, text and JDBC reads, and when unknown."""
+    node = value.node
+    for _ in range(8):
+        formats = []
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method == "format" and node.args:
+                formats.append((literal_string(node.args[0].value) or "").lower())
+            elif method in _SCANNING_READS:
+                return False
+            elif method in _COLUMNAR_READS:
+                return True
+            elif method == "load":
+                formats.append("?")
+            node = node.func.value
+        if formats and formats[-1] != "?":
+            return formats[-1] in ("parquet", "orc", "delta", "iceberg")
+        if isinstance(node, cst.Name):
+            found = semantic.lookup(node.value)
+            if found is None or found is value or found.node is None:
+                return False
+            value, node = found, found.node
+            continue
+        return False
+    return False
 
 
 def _self_attribute(node) -> bool:
