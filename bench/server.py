@@ -125,6 +125,7 @@ def cli_seconds(path: str, runs: int = 3) -> float:
 class Bench:
     def __init__(self):
         self.client = LanguageClient("sparkcheck-bench", "1")
+        self.comment = (0, 0)  # the end of the file's first comment line: set by run()
         self.arrived: dict = {}  # version -> (time, number of diagnostics)
         self.waiting: dict = {}
 
@@ -143,8 +144,10 @@ class Bench:
         await asyncio.wait_for(future, timeout)
 
     def edit(self, uri: str, version: int, where: tuple | None = None) -> None:
-        """Type a character at ``where`` (row, column; default: the end of the first line), or delete it again."""
-        row, column = where or (0, len("# bench/server.py: fixture jobs one after another"))
+        """Type a character at ``where`` (row, column; default: the end of the first comment line), or delete it
+        again. (A place past the end of its line would not be undone: the client puts the character at the end
+        and deletes nothing, and the text would drift, as it did on files of a short first line.)"""
+        row, column = where or self.comment
         start = t.Position(line=row, character=column)
         if version % 2 == 0:
             change = t.TextDocumentContentChangePartial(range=t.Range(start=start, end=start), text="x")
@@ -194,6 +197,11 @@ async def timed_edits(bench, uri: str, version: int, timed: int, where, pause: f
 
 async def run(path: str, text: str, edits: int, timed: int, places: list, incremental: bool = True) -> dict:
     bench = Bench()
+    lines = text.split("\n")
+    row = next((r for r, line in enumerate(lines) if line.lstrip().startswith("#")), None)
+    if row is None:
+        raise SystemExit("the file has no comment line to edit")
+    bench.comment = (row, len(lines[row]))
     client = bench.client
     await client.start_io(sys.executable, "-m", "linter", "server", cwd=ROOT)
     pid = client._server.pid
