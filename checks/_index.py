@@ -211,7 +211,7 @@ MODULES = {
     'python/bitwise_operator_precedence.py': 4565,
     'python/cache_used_once.py': 7146,
     'python/closure_captures_large_object.py': 5009,
-    'python/closure_captures_self.py': 11368,
+    'python/closure_captures_self.py': 9994,
     'python/coalesce_after_shuffle.py': 16133,
     'python/collect_first_row.py': 4892,
     'python/collect_list_aggregation.py': 7673,

@@ -4,7 +4,7 @@ from checks.python._fixes import statement_and_indent
 from checks.python._udf import function_node, shipped_function, site_for_def, walk_expression
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import INSTANCE, keyword_arg, literal_int, method_name, positional_args
+from linter.semantic import INSTANCE
 
 _SETUP = (
     "from pyspark.sql import SparkSession, DataFrame\nfrom pyspark.sql import functions as F\n"
@@ -38,20 +38,6 @@ def _self_reference(function, semantic=None):
     return None
 
 
-def _one_task(node: cst.Call) -> bool:
-    """`sc.parallelize([1], 1).foreachPartition(f)`: an RDD method on a parallelized literal of one slice or one
-    element, which runs one task."""
-    receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
-    if not isinstance(receiver, cst.Call) or method_name(receiver) != "parallelize":
-        return False
-    args = positional_args(receiver)
-    slices = args[1] if len(args) > 1 else keyword_arg(receiver, "numSlices")
-    if slices is not None and literal_int(slices) == 1:
-        return True
-    data = args[0] if args else None
-    return isinstance(data, (cst.List, cst.Tuple)) and len(data.elements) <= 1
-
-
 class ClosureCapturesSelf(PythonRule):
     """
     ## What it does
@@ -64,10 +50,7 @@ class ClosureCapturesSelf(PythonRule):
     and UDFs made from a bound method (`udf(self.clean)`). A value first copied
     to a local (`factor = self.factor`) and used through the local is fine and
     not reported. (`foreachBatch` runs its function on the driver and is not
-    reported.) Nor is the "run this once on an executor" idiom,
-    `sc.parallelize([1], 1).foreachPartition(...)` (one slice, or a list of
-    one element): one task pickles the object once, and a pickling error
-    shows on the first run.
+    reported.)
 
     ## Why is this bad?
     To send the function to the executors, Python pickles it with everything it
@@ -137,8 +120,6 @@ class ClosureCapturesSelf(PythonRule):
                 "        return df.groupBy('k').applyInPandas(lambda pdf: pdf.head(self.n), df.schema)\n"),
         Invalid(_SETUP + "class Settings:\n    pass\n\ndef score(df: DataFrame, cfg: Settings):\n"
                 "    return df.rdd.map(lambda r: r.x * cfg.factor)\n"),
-        Invalid(_SETUP + "class Loader:\n    def load_all(self, paths):\n"
-                "        spark.sparkContext.parallelize(paths, 8).foreach(lambda p: self.load(p))\n"),
     )
     valid = (
         Valid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n        factor = self.factor\n"
@@ -147,8 +128,6 @@ class ClosureCapturesSelf(PythonRule):
         Valid(_SETUP + "class Job:\n    def run(self, df: DataFrame):\n"
               "        df.writeStream.foreachBatch(lambda b, i: self.sink(b)).start()\n"),
         Valid("class A:\n    def f(self, items):\n        return list(map(lambda x: x * self.k, items))\n"),
-        Valid(_SETUP + "class Exporter:\n    def export(self):\n        sc = spark.sparkContext\n"
-              "        sc.parallelize([1], 1).foreachPartition(lambda it: self.export_fn(self.args))\n"),
         Valid(_SETUP + "import math\ndef score(df: DataFrame, cfg: dict):\n"
               "    return df.rdd.map(lambda r: math.sqrt(r.x) * cfg['factor'])\n"),
     )
@@ -210,7 +189,7 @@ class ClosureCapturesSelf(PythonRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         shipped = shipped_function(self.ctx, node)
-        if shipped is not None and not _one_task(node):
+        if shipped is not None:
             self._shipped(*shipped)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
