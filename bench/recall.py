@@ -100,12 +100,14 @@ def corpus_lines(root: str = CORPUS) -> int:
 OPT_IN: tuple = ("SPK411",)
 
 
-def sparkcheck_findings(root: str = CORPUS) -> list[tuple]:
-    """(path relative to the corpus, cell, first row, last row, code) of every finding: default rules and OPT_IN."""
+def sparkcheck_findings(root: str = CORPUS, preview: bool = False) -> list[tuple]:
+    """(path relative to the corpus, cell, first row, last row, code) of every finding: default rules and OPT_IN
+    (``preview``: and the preview rules and cases)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "findings.json")
         subprocess.run(
             [sys.executable, "-m", "linter", "check", ".", "--no-cache", "--exit-zero", "--jobs", "2",
+             *(("--preview",) if preview else ()),
              *(("--extend-select", ",".join(OPT_IN)) if OPT_IN else ()), "--output-format", "json", "-o", out],
             cwd=root, env={**os.environ, "PYTHONPATH": ROOT}, check=True,
         )
@@ -181,6 +183,9 @@ def main() -> None:
     report("sparkcheck", ours, labels, lines)
     if OPT_IN:
         report(f"  + {', '.join(OPT_IN)} selected", score(labels, every, by_concept=True), labels, lines)
+    previewed = sparkcheck_findings(preview=True)
+    report("  + --preview", score(labels, [f for f in previewed if f[4] not in OPT_IN], by_concept=True), labels,
+           lines)
     per = collections.Counter(r["concept"] for r in ours["caught"])
     total = collections.Counter(r["concept"] for r in ours["caught"] + ours["missed"])
     print("  by concept: " + ", ".join(f"{c} {per[c]}/{n}" for c, n in total.most_common()))
