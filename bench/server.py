@@ -357,6 +357,10 @@ def main() -> None:
             print(f"server: edit in {name} -> published diagnostics, median of {len(got)}: {median * 1000:.0f} ms "
                   f"(min {min(got) * 1000:.0f}, max {max(got) * 1000:.0f}); {median / cli:.2f}x the fresh "
                   f"`sparkcheck check`; target 150 ms: {'met' if median < 0.150 else 'not met'}")
+        if result["rss_100"] is None:
+            print(f"server memory: {result['rss_end'] / 1024:.1f} MiB after {args.edits} edits (the growth "
+                  "is measured from the 100th edit: run with --edits 200 or more)")
+            return
         growth = result["rss_end"] / result["rss_100"] - 1
         print(f"server memory: {result['rss_100'] / 1024:.1f} MiB after 100 edits, "
               f"{result['rss_end'] / 1024:.1f} MiB after {args.edits} ({growth:+.1%}); target within 10%: "
