@@ -32,6 +32,18 @@ def checked(path: str, text: str):
     return inc.check(None, path, text, settings, "python")[1], settings
 
 
+def planned(path: str, job: str, old: str, replacement: str, code: str | None = None):
+    """Check ``job`` at ``path`` whole (``code`` among its findings), edit ``old`` into ``replacement``, and plan
+    the partial check of the edit: (state, settings, the new text, the plan)."""
+    state, settings = checked(path, job)
+    if code is not None:
+        assert code in {c for c, *_ in summary(state.items)}
+    new = job.replace(old, replacement)
+    plan = inc.plan(state, new)
+    assert plan is not None, inc.last_reason
+    return state, settings, new, plan
+
+
 def summary(items) -> list:
     return [(i.finding.code, i.finding.location.row, i.finding.location.column) for i in items]
 
@@ -119,11 +131,7 @@ def test_a_static_method_called_through_its_class_is_kept_with_its_caller(tmp_pa
 
         ''') + helpers(40)
     path = str(tmp_path / "actions.py")
-    state, settings = checked(path, job)
-    assert "SPK104" in {c for c, *_ in summary(state.items)}
-    new = job.replace("results = []", "results = []  # one count per rule")
-    plan = inc.plan(state, new)
-    assert plan is not None, inc.last_reason
+    state, settings, new, plan = planned(path, job, "results = []", "results = []  # one count per rule", "SPK104")
     assert "def count_failed(df: DataFrame, rule: str) -> int:" in plan.text
     analysis, _ = inc.check(state, path, new, settings, "python")
     assert _same_items(analysis.items, whole(path, new).items)
@@ -174,11 +182,8 @@ def test_a_class_s_blank_lines_between_methods_are_left_out_but_not_those_of_its
 
         ''') + methods
     path = str(tmp_path / "daily.py")
-    state, settings = checked(path, job)
-    assert "SPK101" in {c for c, *_ in summary(state.items)}
-    new = job.replace("return orders.collect()", "return orders.collect()  # all of it")
-    plan = inc.plan(state, new)
-    assert plan is not None, inc.last_reason
+    state, settings, new, plan = planned(path, job, "return orders.collect()", "return orders.collect()  # all of it",
+                                         "SPK101")
     lines = new.split("\n")
     assert 'SELECT customer_id, amount\n\n    FROM orders' in plan.text  # the string's blank line stays
     assert "    def total_3(self, rows):" in lines and "def total_3" not in plan.text
@@ -211,10 +216,8 @@ def test_a_constructor_kept_for_context_keeps_only_what_the_checked_methods_read
         "    def everything(self) -> list:\n"
         "        return self.orders.collect()\n\n\n") + helpers(40)
     path = str(tmp_path / "pipeline.py")
-    state, settings = checked(path, job)
-    new = job.replace("return self.orders.collect()", 'return self.orders.select("id").collect()')
-    plan = inc.plan(state, new)
-    assert plan is not None, inc.last_reason
+    state, settings, new, plan = planned(path, job, "return self.orders.collect()",
+                                         'return self.orders.select("id").collect()')
     init = next(i for i, c in enumerate(plan.chunks) if "def __init__" in c.text)
     assert init in plan.keep and init not in plan.recheck
     assert 'source = path.rstrip("/") + "/orders"' in plan.text and "self.orders: DataFrame" in plan.text
