@@ -113,14 +113,14 @@ class RepeatedActionWithoutCache(PythonRule):
     and only when the first action runs whenever the second does (not in
     different branches of an `if`).
 
-    With `--preview`, a plain read made in this file (`spark.table(...)`,
-    `spark.read...`, with only filters and column changes after it)
-    materialised by two full actions (`count`, `collect`, `toPandas`, a
-    write; not `show()`, `first()` or a `limit`) is reported too: each
-    action reads the source again. A `count()` with no filter of a table or
-    of Parquet, ORC, Delta or Iceberg files is not counted: Spark answers it
-    from file metadata (a cache would make it the full read instead); of
-    CSV, JSON, text or JDBC it reads everything and is counted. Whether a cache pays for that is a
+    With `--preview`, a plain read of a row format made in this file (CSV,
+    JSON, text, XML or Avro files, a JDBC query; with only filters and
+    column changes after it) materialised by two full actions (`count`,
+    `collect`, `toPandas`, a write; not `show()`, `first()` or a `limit`) is
+    reported too: each action reads and parses the whole source again. A
+    table or Parquet, ORC, Delta or Iceberg files are not: each action reads
+    only the columns it uses (a count only file metadata), where a cache
+    would read them all. Whether a cache pays for that is a
     judgement the file cannot settle (a JDBC or CSV source: usually; a
     Parquet table read twice: often not, the cache costs executor memory
     and a serialization), so it stays in preview.
@@ -175,9 +175,10 @@ class RepeatedActionWithoutCache(PythonRule):
                 "rmse = evaluator.evaluate(predictions, {evaluator.metricName: 'rmse'})\n"
                 "mae = evaluator.evaluate(predictions, {evaluator.metricName: 'mae'})\n"),
         Invalid(_SETUP + "orders = spark.read.json('s3://landing/orders/')\nn = orders.count()\nrows = orders.collect()\n"),
-        Invalid(_SETUP + "orders = spark.table('orders')\nrows = orders.collect()\norders.write.saveAsTable('copy')\n"),
-        Invalid(_SETUP + "orders = spark.table('orders')\nn = orders.select('customer_id').distinct().count()\n"
-                "rows = orders.collect()\n"),
+        Invalid(_SETUP + "orders = spark.read.jdbc(url, 'orders', properties=props)\nrows = orders.collect()\n"
+                "orders.write.saveAsTable('copy')\n"),
+        Invalid(_SETUP + "events = spark.read.format('csv').option('header', True).load('s3://in/events/')\n"
+                "n = events.select('user_id').distinct().count()\nrows = events.collect()\n"),
         Invalid(_SETUP + "raw = spark.read.option('header', True).csv('s3://in/orders/')\npaid = raw.filter(F.col('paid'))\n"
                 "paid.write.parquet('s3://out/paid/')\npaid.write.saveAsTable('sales.paid')\n"),
         Invalid(_SETUP + "from pyspark.sql.functions import udf\n@udf('string')\ndef ask(q):\n    return service.answer(q)\n\n"
@@ -220,6 +221,8 @@ class RepeatedActionWithoutCache(PythonRule):
         Valid(_SETUP + "print(orders.count())\norders.show()\n"),
         Valid(_SETUP + "orders = spark.table('orders')\nn = orders.count()\nrows = orders.collect()\n", preview=False),
         Valid(_SETUP + "orders = spark.table('orders')\nn = orders.count()\nrows = orders.collect()\n"),
+        Valid(_SETUP + "orders = spark.read.parquet('s3://lake/orders/')\nrows = orders.collect()\n"
+              "orders.write.saveAsTable('copy')\n"),
         Valid(_SETUP + "events = spark.read.format('delta').load('/lake/events')\nprint(events.count())\n"
               "events.write.parquet('/out/events')\n"),
         Valid(_SETUP + "def publish(df):\n    n = df.count()\n    df.write.saveAsTable('out')\n"),
@@ -379,7 +382,8 @@ class RepeatedActionWithoutCache(PythonRule):
             return
         flags = value.flags or ()
         plain = not ({"shuffle", "model", "udf"} & set(flags))
-        if "cached" in flags or (plain and not (self.ctx.settings.preview and _read_here(value))):
+        if "cached" in flags or (plain and not (self.ctx.settings.preview and _read_here(value)
+                                                and _row_format_source(self.ctx.semantic, value))):
             return
         if "shuffle" not in flags and (method in _PARTIAL or _limited(computed)):
             # `show()`, `first()`, `limit(n).collect()` of a plan with no shuffle compute a partition or so: they
@@ -388,9 +392,6 @@ class RepeatedActionWithoutCache(PythonRule):
         if method == "count" and "udf" in flags and not ({"shuffle", "model"} & set(flags)) and \
                 _counts_only_rows(self.expressions, computed):
             return  # a count of a UDF-scored frame that no filter reads: Spark prunes the UDF's column
-        if plain and method == "count" and isinstance(computed, cst.Name) and \
-                _counts_only_rows(self.expressions, computed) and _columnar_source(self.ctx.semantic, value):
-            return  # a table's or Parquet's row count reads file metadata, not the data: nothing to cache
         blocks = self._blocks()
         first = self.seen.get(id(value))
         if first is None:
@@ -431,13 +432,16 @@ def _read_here(value) -> bool:
         value.bound == UNBOUNDED
 
 
-_SCANNING_READS = frozenset({"csv", "json", "text", "textFile", "jdbc", "xml", "avro"})
+_ROW_READS = frozenset({"csv", "json", "text", "textFile", "jdbc", "xml", "avro"})
 _COLUMNAR_READS = frozenset({"parquet", "orc", "table", "sql", "delta"})
+_ROW_FORMATS = frozenset({"csv", "json", "text", "jdbc", "xml", "avro", "com.databricks.spark.csv"})
 
 
-def _columnar_source(semantic, value) -> bool:
-    """Whether a plain frame is read from a table or a columnar format (Parquet, ORC, Delta, Iceberg), whose row
-    count Spark answers from file metadata; False for CSV, JSON, text and JDBC reads, and when unknown."""
+def _row_format_source(semantic, value) -> bool:
+    """Whether a plain frame is read from a row format (CSV, JSON, text, XML, Avro files, a JDBC query), which
+    every action reads and parses whole again; False for tables and columnar files (Parquet, ORC, Delta,
+    Iceberg: an action reads only the columns it uses, a count only file metadata) and when unknown (`load()`
+    with no format reads the session's default, Parquet or Delta)."""
     node = value.node
     for _ in range(8):
         formats = []
@@ -445,15 +449,15 @@ def _columnar_source(semantic, value) -> bool:
             method = node.func.attr.value
             if method == "format" and node.args:
                 formats.append((literal_string(node.args[0].value) or "").lower())
-            elif method in _SCANNING_READS:
-                return False
-            elif method in _COLUMNAR_READS:
+            elif method in _ROW_READS:
                 return True
+            elif method in _COLUMNAR_READS:
+                return False
             elif method == "load":
                 formats.append("?")
             node = node.func.value
         if formats and formats[-1] != "?":
-            return formats[-1] in ("parquet", "orc", "delta", "iceberg")
+            return formats[-1] in _ROW_FORMATS
         if isinstance(node, cst.Name):
             found = semantic.lookup(node.value)
             if found is None or found is value or found.node is None:
