@@ -32,11 +32,6 @@ def _real_date(year: str, month: str, day: str) -> Optional[datetime.date]:
     return value if _FIRST_REAL_YEAR <= value.year <= _LAST_REAL_YEAR else None
 
 
-def date_named(column: Optional[str]) -> bool:
-    """Is ``column`` named like a date or a daily partition (`ds`, `dt`, `day`, `order_date`, `run_date`...)?"""
-    return bool(column and _DATE_NAME.search(column))
-
-
 def date_text(text: Optional[str], column: Optional[str] = None) -> bool:
     """Is ``text`` a real calendar date or timestamp (ISO; ``YYYYMMDD`` only against a date-named column)?"""
     if text is None:

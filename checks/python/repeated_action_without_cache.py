@@ -7,6 +7,7 @@ from checks.python._callees import (
     callee_definition,
 )
 from checks.python._driver import shown
+from checks.python._literals_and_reads import reader_chain, reader_options
 from checks.python._udf import walk_expression
 from checks.python.action_in_loop import chain_root
 from linter.registry import Invalid, PythonRule, Valid
@@ -17,7 +18,6 @@ from linter.semantic import (
     WRITER,
     WRITES,
     Value,
-    literal_string,
     method_name,
 )
 from linter.semantic.bounds import UNBOUNDED
@@ -444,27 +444,21 @@ def _row_format_source(semantic, value) -> bool:
     with no format reads the session's default, Parquet or Delta)."""
     node = value.node
     for _ in range(8):
-        formats = []
-        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            method = node.func.attr.value
-            if method == "format" and node.args:
-                formats.append((literal_string(node.args[0].value) or "").lower())
-            elif method in _ROW_READS:
+        chain = reader_chain(node)
+        for i, call in enumerate(chain):
+            method = method_name(call)
+            if method in _ROW_READS:
                 return True
-            elif method in _COLUMNAR_READS:
+            if method in _COLUMNAR_READS:
                 return False
-            elif method == "load":
-                formats.append("?")
-            node = node.func.value
-        if formats and formats[-1] != "?":
-            return formats[-1] in _ROW_FORMATS
-        if isinstance(node, cst.Name):
-            found = semantic.lookup(node.value)
-            if found is None or found is value or found.node is None:
-                return False
-            value, node = found, found.node
-            continue
-        return False
+            if method == "load":
+                fmt = reader_options(chain[i:], semantic.text_of)[1]
+                return (fmt or "").lower() in _ROW_FORMATS
+        base = chain[-1].func.value if chain else node
+        found = semantic.lookup(base.value) if isinstance(base, cst.Name) else None
+        if found is None or found is value or found.node is None:
+            return False
+        value, node = found, found.node
     return False
 
 

@@ -42,6 +42,16 @@ def numeric_text(text: str) -> Optional[str]:
         return None
 
 
+def table_name(table) -> str:
+    """A sqlglot Table's name as `catalog.db.name`, lower-cased, the parts it has."""
+    return ".".join(p for p in (table.catalog, table.db, table.name) if p).lower()
+
+
+def spelled_name(name: str) -> str:
+    """A regex for a table name as a script may write it (backticks around any part)."""
+    return r"`?\.`?".join(re.escape(part) for part in name.split("."))
+
+
 def normalise(text: str) -> str:
     return text.strip().strip("`").replace("`", "").rstrip("/").lower()
 

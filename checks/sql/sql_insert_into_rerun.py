@@ -1,5 +1,6 @@
 import re
 
+from checks.sql._sql import spelled_name, table_name
 from linter.registry import Invalid, SqlRule, Valid
 
 # statements that key a target: a DELETE or TRUNCATE before the insert, a MERGE anywhere
@@ -7,10 +8,6 @@ _KEYING = re.compile(r"\b(DELETE\s+FROM|TRUNCATE\s+TABLE|MERGE\s+INTO)\s+([\w`.]
 _CREATED = r"CREATE\s+(?:EXTERNAL\s+)?TABLE\s+IF\s+NOT\s+EXISTS\s+`?{}\b"
 # a plain CREATE TABLE of the target: a second run of the script fails there, before the INSERT
 _CREATED_ONCE = r"CREATE\s+(?:EXTERNAL\s+)?TABLE\s+(?!IF\s+NOT\s+EXISTS\b)`?{}\b"
-
-
-def _name(table) -> str:
-    return ".".join(p for p in (table.catalog, table.db, table.name) if p).lower()
 
 
 def _keyed(name: str, text: str, before: int) -> bool:
@@ -25,11 +22,6 @@ def _keyed(name: str, text: str, before: int) -> bool:
         if parts[-n:] == other[-n:] and (m.group(1).upper().startswith("MERGE") or m.start() < before):
             return True
     return False
-
-
-def _spelled(name: str) -> str:
-    """A regex for a table name as a script may write it (backticks around any part)."""
-    return r"`?\.`?".join(re.escape(part) for part in name.split("."))
 
 
 class SqlInsertIntoRerun(SqlRule):
@@ -148,11 +140,11 @@ class SqlInsertIntoRerun(SqlRule):
         table = node.this.this if isinstance(node.this, exp.Schema) else node.this
         if not isinstance(table, exp.Table) or not table.name:
             return
-        name = _name(table)
-        if not values and any(_name(t) == name for t in query.find_all(exp.Table)):
+        name = table_name(table)
+        if not values and any(table_name(t) == name for t in query.find_all(exp.Table)):
             return  # reads its own target: an incremental load that skips what is there
         text = self.ctx.unit.document.text
-        spelled = _spelled(name)
+        spelled = spelled_name(name)
         if self.ctx.embedded or self.ctx.unit.document.is_notebook:
             # a Python module's other spark.sql strings, a notebook's other cells: run in any order
             keyed = _keyed(name, text, len(text))

@@ -1,16 +1,12 @@
 import re
 
-from checks.python._literals_and_reads import date_named, date_text
-from checks.sql._sql import normalise, partitioned_tables
+from checks.python._literals_and_reads import date_like_name, date_text
+from checks.sql._sql import normalise, partitioned_tables, spelled_name, table_name
 from linter.registry import Invalid, SqlRule, Valid
 
 _DYNAMIC = re.compile(r"partitionOverwriteMode", re.IGNORECASE)
 _CREATED = r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?`?{}`?\b"
 _JOB = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
-
-
-def _name(table) -> str:
-    return ".".join(p for p in (table.catalog, table.db, table.name) if p).lower()
 
 
 class SqlOverwriteAllPartitions(SqlRule):
@@ -134,19 +130,19 @@ class SqlOverwriteAllPartitions(SqlRule):
         text = self.ctx.unit.document.text
         if _DYNAMIC.search(text):
             return  # the mode is set in this file: trust it
-        name = _name(table)
-        if any(_name(t) == name for t in query.find_all(exp.Table)):
+        name = table_name(table)
+        if any(table_name(t) == name for t in query.find_all(exp.Table)):
             return  # rewrites the table from itself
         columns = partitioned_tables(text).get(normalise(name))
         if columns is None:
-            created = re.search(_CREATED.format(r"`?\.`?".join(map(re.escape, name.split(".")))), text, re.IGNORECASE)
+            created = re.search(_CREATED.format(spelled_name(name)), text, re.IGNORECASE)
             if created or not self.ctx.settings.preview:
                 return  # a Hive table, or one made without PARTITIONED BY; or its partitioning is not in the file
-        column = _slice(query, columns)
-        if column is None:
+        found = _slice(query, columns)
+        if found is None:
             return
-        column, values = column
-        if columns is None and not (date_named(column) or all(date_text(v.this) for v in values)):
+        column, values = found
+        if columns is None and not (date_like_name(column) or all(date_text(v.this) for v in values)):
             return  # `WHERE status = 'open'` into a table of unknown layout: a current-state table, most likely
         if columns is not None:
             why = (f"`INSERT OVERWRITE {name}` has no `PARTITION (...)`: it deletes every partition of the table, "
