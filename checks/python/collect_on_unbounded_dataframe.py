@@ -35,8 +35,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
     `select` of aggregate functions only), `describe()`, a `sample` of 1% or
     less (`sample(0.001)`: a few rows by intent; `sample(0.5)` is half the
     table), rows built on the driver (`createDataFrame`, a small `spark.range`), groups of
-    keys the file shows to be conditions (`selectExpr("x >= 1 as flag")
-    .groupBy("flag")`: three rows at most), SQL with a
+    keys the file shows to have few values, and `distinct()` of such columns
+    only: a condition (`selectExpr("x >= 1 as flag").groupBy("flag")`: three
+    rows at most), an `F.when(...)` chain of literals, `F.lit`, a Python UDF
+    whose every `return` gives a literal (`withColumn("band", band_udf("x"))`,
+    `band` returning `"low"`, `"mid"` or `"high"`), SQL with a
     `LIMIT`, without `FROM` (`SELECT current_user()`), of aggregates only, or
     that is not a query (`SHOW`, `DESCRIBE`, `SET`). SQL built with an f-string
     is read with its fields as names. When a variable holds a limited frame on
@@ -119,6 +122,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
                 "session = DatabricksSession.builder.serverless().getOrCreate()\n"
                 "rows = session.table('samples.tpch.orders').collect()\n"),
         Invalid("from pyspark.sql import SparkSession\n\ndf = df  # the notebook's frame\nrows = df.collect()\n"),
+        # a key of few values beside one of many: a row per user
+        Invalid(_SETUP + 'events = spark.table("events").withColumn("late", F.col("delay") > 60)\n'
+                'rows = events.groupBy("late", "user_id").count().collect()\n'),
+        Invalid(_SETUP + 'events = spark.table("events").withColumn("day", F.to_date("ts"))\n'
+                'days = events.select("day").distinct().collect()\n'),
     )
     valid = (
         Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),
@@ -138,6 +146,10 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Valid(_SETUP + 'df = spark.table("sales")\ndf.show(50, truncate=False)\n'),
         Valid(_SETUP + "rows = (spark.read.csv('/data/retail.csv', header=True)\n"
               "        .selectExpr(\"instr(Description, 'GLASS') >= 1 as is_glass\").groupBy('is_glass').count().collect())\n"),
+        Valid(_SETUP + 'banded = spark.table("orders").withColumn(\n'
+              '    "band", F.when(F.col("amount") > 1000, "high").when(F.col("amount") > 100, "mid").otherwise("low"))\n'
+              'bands = banded.select("band").distinct().collect()\n'
+              'per_band = banded.groupBy("band", F.col("amount") > 0).count().collect()\n'),
         Valid("import gc\ngc.collect()\n"),
         Valid("class Metrics:\n    def collect(self):\n        return []\n\nMetrics().collect()\n"),
         Valid("import pandas as pd\ndf = pd.DataFrame({'a': [1]})\nresult = df.collect()\n"),

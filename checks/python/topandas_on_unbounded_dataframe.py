@@ -16,8 +16,12 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
 
     It knows a DataFrame and a bound exactly as SPK101
     (collect-on-unbounded-dataframe) does: only provable DataFrames are
-    reported, and a `limit(n)` within `max-rows`, a global aggregate or rows
-    built on the driver count as bounded.
+    reported, and a `limit(n)` within `max-rows`, a global aggregate, rows
+    built on the driver or a grouping by columns of few values count as
+    bounded: a Python UDF whose every `return` gives a literal (a sentiment of
+    `'Positive'`, `'Negative'` or `'Neutral'`), an `F.when(...)` chain of
+    literals, a condition. A grouping by a column of any other values has a
+    row per value, and is reported.
 
     ## Why is this bad?
     `toPandas()` collects every row to the driver and then builds a pandas
@@ -66,6 +70,11 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
         Invalid(_SETUP + "def to_frame(df: DataFrame):\n    return df.select('a', 'b').toPandas()\n"),
         Invalid(_SETUP + 'pdf = spark.read.csv("/data/big.csv", header=True).toPandas()\n'),
         Invalid(_SETUP + 'pdf = spark.table("sales").limit(50_000_000).toPandas()\n'),
+        # the UDF returns the text it is given: a row per distinct review
+        Invalid(_SETUP + 'from pyspark.sql.functions import udf\n\n@udf("string")\ndef clean(text):\n'
+                '    if text is None:\n        return "none"\n    return text.strip().lower()\n\n'
+                'reviews = spark.table("reviews").withColumn("clean", clean("body"))\n'
+                'pdf = reviews.groupBy("clean").count().toPandas()\n'),
     )
     valid = (
         Valid(_SETUP + 'importance = spark.table("model_runs").limit(20)\n'
@@ -76,6 +85,13 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
         Valid(_SETUP + 'pdf = spark.table("sales").limit(10_000).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").groupBy().agg(F.sum("amount")).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").describe().toPandas()\n'),
+        # a UDF of three literals: four groups at most (null counted), whatever the table holds
+        Valid(_SETUP + 'from pyspark.sql.functions import udf\nfrom pyspark.sql.types import StringType\n\n'
+              'def sentiment(text):\n    polarity = score(text)\n    if polarity > 0:\n        return "Positive"\n'
+              '    elif polarity < 0:\n        return "Negative"\n    return "Neutral"\n\n'
+              'sentiment_udf = udf(sentiment, StringType())\n'
+              'scored = spark.table("reviews").withColumn("sentiment", sentiment_udf("body"))\n'
+              'pdf = scored.groupBy("sentiment").count().toPandas()\n'),
         Valid("import polars as pl\nframe = pl.DataFrame({'a': [1]})\npdf = frame.toPandas()\n"),
         Valid("def convert(table):\n    return table.toPandas()\n"),
     )

@@ -17,6 +17,8 @@ Where each kind of knowledge is decided:
   DataFrame-only method, a Column argument) and the counter-evidence that wins
   over it (pandas, polars, dask, ibis, ORM objects and their own methods);
 - ``bounds``: row bounds, including those of SQL text;
+- ``columns``: columns of few values (a condition, a `when` of literals, a UDF returning literals), whose
+  groupings and distinct rows are few;
 - ``templates``: SQL built from Python values (f-strings, ``.format``, ``%``, ``+``), read into text and fields.
 
 A ``Value`` carries a kind, a row ``bound`` and, for DataFrames known from
@@ -32,6 +34,7 @@ from __future__ import annotations
 from linter.semantic.api import AGGREGATES, CACHES, SHUFFLES, WRITER_CONFIG, WRITES
 from linter.semantic.bounds import BOUNDED, UNBOUNDED, sql_bound
 from linter.semantic.evidence import Evidence
+from linter.semantic.columns import FewValues
 from linter.semantic.inference import Inference
 from linter.semantic.scopes import Scopes
 from linter.semantic.values import (
@@ -42,7 +45,7 @@ from linter.semantic.values import (
 )
 
 
-class Semantic(Evidence, Scopes, Inference):
+class Semantic(Evidence, Scopes, Inference, FewValues):
     """Scopes, evidence and inference, fed by the engine's walk (see ``Scopes.hooks``)."""
 
     def __init__(self, dataframe_functions: frozenset = frozenset(), text: str | None = None,

@@ -496,8 +496,12 @@ class Inference:
             flags.add("cached")
         elif method in _UDF_CARRIERS and "udf" not in flags and self._calls_udf(node):
             flags.add("udf")  # a Python UDF's column: each action calls it again on every row
-        return Value(result.kind, result.bound, self._columns_after(receiver, method, node), result.node, flags,
-                     receiver.why)
+        schema = self._columns_after(receiver, method, node)
+        bound = result.bound
+        if method in ("distinct", "dropDuplicates", "drop_duplicates") and not node.args and not isinstance(bound, int):
+            bound = self.few_rows(receiver) or bound  # `select("sentiment").distinct()` of a column of few values
+        return Value(result.kind, bound, schema, result.node, flags, receiver.why,
+                     self.few_after(receiver, method, node))
 
     def _calls_udf(self, node: cst.Call) -> bool:
         """Whether the arguments of a DataFrame method call a Python UDF (`withColumn("s", score_udf("x"))`)."""
@@ -687,22 +691,6 @@ class Inference:
             return self.is_column(node.func.value)
         return False
 
-    def _boolean_keys(self, receiver: Value, node: cst.Call) -> bool:
-        """Every grouping key is a column the file shows to be a condition (its type `bool`)."""
-        schema = receiver.detail if isinstance(receiver.detail, Schema) else None
-        if schema is None:
-            return False
-        for arg in node.args:
-            if arg.keyword is not None or arg.star:
-                return False
-            name = literal_string(arg.value)
-            if name is None and isinstance(arg.value, cst.Call) and self.is_function(arg.value.func, {"col", "column"}):
-                col_args = positional_args(arg.value)
-                name = literal_string(col_args[0]) if col_args else None
-            if name is None or schema.type_of(name) != "bool":
-                return False
-        return True
-
     def _dataframe_method_value(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
         bound = receiver.bound
         if method == "limit":
@@ -727,8 +715,9 @@ class Inference:
         if method in _GROUPING:
             if not node.args:  # groupBy() with no keys: a global aggregate
                 grouped = 1
-            elif self._boolean_keys(receiver, node):
-                grouped = 3 ** len(node.args)  # true, false, null per key: `groupBy("is_glass").count()`
+            elif self.few_keys(receiver, node) is not None:
+                # keys of few values: `groupBy("is_glass").count()` holds true, false and null at most
+                grouped = self.few_keys(receiver, node)
             elif bound is None or bound == UNBOUNDED:
                 grouped = bound
             else:

@@ -59,9 +59,9 @@ FUNCTIONS = "pyspark.sql.functions"
 class Value:
     """What sparkcheck knows about an expression."""
 
-    __slots__ = ("kind", "bound", "detail", "node", "flags", "why")
+    __slots__ = ("kind", "bound", "detail", "node", "flags", "why", "few")
 
-    def __init__(self, kind: str, bound=None, detail=None, node=None, flags=None, why=None):
+    def __init__(self, kind: str, bound=None, detail=None, node=None, flags=None, why=None, few=None):
         self.kind = kind
         self.bound = bound
         # qualified name for imports, return Value for functions, text for strings,
@@ -74,6 +74,7 @@ class Value:
         # the code uses it (evidence), not from where it was made
         self.flags = flags
         self.why = why  # for an inferred DataFrame: the evidence, as a message can say it
+        self.few = few  # DataFrames: {column: at most how many distinct values} where proven (semantic/columns.py)
 
     def is_(self, kind: str) -> bool:
         return self.kind == kind
