@@ -73,6 +73,8 @@ class NondeterministicFilter(PythonRule):
         Invalid(_SETUP + "sample = events.filter(F.rand() < 0.1)\n"),
         Invalid(_SETUP + "sample = events.where((F.col('kind') == 'click') & (F.randn() > 1.5))\n"),
         Invalid(_SETUP + "first_rows = events.filter(F.monotonically_increasing_id() < 1000)\n"),
+        # a snippet (or a notebook cell) whose `uuid` nothing binds: pyspark's, as the cell that imports it says
+        Invalid("events = spark.table('events')\nsample = events.where(uuid() != 'x')\n"),
         Invalid(_SETUP + "sample = events.filter('rand() < 0.05')\n"),
         Invalid(_SETUP + "sample = events.filter(F.expr('uuid()') > 'a')\n"),
         Invalid("from pyspark.sql.functions import rand\n\ndef sample(df):\n"
@@ -82,6 +84,7 @@ class NondeterministicFilter(PythonRule):
         Valid(_SETUP + "sample = events.sample(fraction=0.1, seed=42)\n"),
         Valid(_SETUP + "train = events.filter(F.rand(42) < 0.8)\n"),
         Valid(_SETUP + "noisy = events.withColumn('noise', F.rand())\n"),
+        Valid("from uuid import uuid4 as uuid\nevents = spark.table('events')\nsample = events.where(F.col('id') != str(uuid()))\n"),
         Valid(_SETUP + "stable = events.filter(F.abs(F.xxhash64('user_id')) % 10 == 0)\n"),
         Valid(_SETUP + "kept = events.filter(\"operand = 'rand()'\")\n"),
         Valid("import random\nrows = [r for r in range(10)]\npicked = filter(lambda r: random.random() < 0.5, rows)\n"),

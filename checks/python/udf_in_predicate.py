@@ -80,6 +80,9 @@ class UdfInPredicate(PythonRule):
         Invalid(_SETUP + "tagged = events.withColumn('bot', is_bot('user_agent'))\nhumans = tagged.filter(~F.col('bot'))\n"),
         Invalid("from pyspark.sql.functions import udf, col\n\n@udf('int')\ndef score(x):\n    return len(x)\n\n"
                 "def high(df):\n    return df.filter(score(col('text')) > 3).withColumn('s', score(col('text')))\n"),
+        # a notebook cell whose `udf` and `col` an earlier cell (or a `%run` notebook) imports: nothing binds them here
+        Invalid("cleaner = udf(lambda x: x.strip() != '')\norders = spark.table('orders')\n"
+                "named = orders.where(cleaner(col('name')))\n", path="notebook_cell.py"),
     )
     valid = (
         Valid(_SETUP + "tagged = events.withColumn('bot', is_bot('user_agent'))\n"),
@@ -88,6 +91,11 @@ class UdfInPredicate(PythonRule):
         Valid(_SETUP + "joined = events.join(users, events.user_id == users.id)\n"),
         Valid(_SETUP + "named = users.filter(\"name = 'clean_name(x)'\")\n"),
         Valid("def is_bot(x):\n    return 'bot' in x\n\nagents = ['a', 'bot']\nhumans = list(filter(is_bot, agents))\n"),
+        # `udf` bound by the file itself (here a project helper that is not pyspark's): not taken for pyspark's
+        Valid("from helpers import udf\ncleaner = udf(lambda x: x.strip() != '')\norders = spark.table('orders')\n"
+              "named = orders.where(cleaner(col('name')))\n"),
+        Valid("from utils import *\ncleaner = udf(lambda x: x.strip() != '')\norders = spark.table('orders')\n"
+              "named = orders.where(cleaner(col('name')))\n"),
     )
 
     def __init__(self, ctx):
