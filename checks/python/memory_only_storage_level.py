@@ -91,10 +91,15 @@ class MemoryOnlyStorageLevel(PythonRule):
                 "    return df.withColumn('x', df.a + 1).persist(StorageLevel.MEMORY_ONLY)\n",
                 fixed="from pyspark import StorageLevel\n\ndef prepare(df):\n"
                 "    return df.withColumn('x', df.a + 1).persist(StorageLevel.MEMORY_AND_DISK)\n"),
+        # a notebook cell: `df` and `StorageLevel` come from an earlier cell, nothing here binds them
+        Invalid("from pyspark.sql import SparkSession\n\ndf.persist(StorageLevel.MEMORY_ONLY)\n",
+                fixed="from pyspark.sql import SparkSession\n\ndf.persist(StorageLevel.MEMORY_AND_DISK)\n"),
     )
     valid = (
         Valid(_SETUP + "orders.persist(StorageLevel.MEMORY_AND_DISK)\n"),
         Valid(_SETUP + "orders.persist()\norders.cache()\n"),
+        # dask imported: a free `df` may be its frame, whose `persist` takes no storage level of Spark's
+        Valid("from pyspark.sql import SparkSession\nimport dask.dataframe as dd\n\ndf.persist(StorageLevel.MEMORY_ONLY)\n"),
         Valid(_SETUP + "lines = spark.sparkContext.textFile('s3://logs/')\nlines.persist(StorageLevel.MEMORY_ONLY)\n"),
         Valid(_SETUP + "pairs = orders.rdd.map(lambda r: (r.id, r))\npairs.persist(StorageLevel.MEMORY_ONLY)\n"),
         Valid("from pyspark import StorageLevel\n\ndef keep(data):\n    return data.persist(StorageLevel.MEMORY_ONLY)\n"),

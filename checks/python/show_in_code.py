@@ -72,10 +72,13 @@ class ShowInCode(PythonRule):
         Invalid(_SETUP + "debug = True\nif debug:\n    pass\nelse:\n    orders.show()\n"),
         Invalid(_SETUP + "orders.display()\n"),
         Invalid(_SETUP + "display(orders.groupBy('day').count())\n"),
+        # a frame nothing in the file binds (another notebook's, run with `%run`): `display` is Databricks' own member
+        Invalid("from pyspark.sql import SparkSession\n\ndf.display()\n"),
     )
     valid = (
         Valid(_SETUP + "orders.write.parquet('s3://x/')\n"),
         Valid("menu.show()\n"),
+        Valid("from pyspark.sql import SparkSession\nimport polars as pl\n\ndf.display()\n"),
         Valid("import pandas as pd\nfrom IPython.display import display\nfrom pyspark.sql import SparkSession\n"
               "display(pd.DataFrame())\n"),
         Valid("# Databricks notebook source\n" + _SETUP + "display(orders)\n", path="look.py"),

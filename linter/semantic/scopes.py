@@ -18,12 +18,14 @@ from linter.semantic.values import (
     target_names,
 )
 
-# pyspark.sql.functions names (and the usual `F`) read as pyspark's where the file binds them nowhere, imports no
-# other frame library and star-imports nothing but pyspark (``Evidence._free``): the ones no other library's
-# snippet would use bare. Python's own names (`abs`, `filter`, `max`) are never free.
-_FREE_FUNCTIONS = frozenset(
-    "F udf pandas_udf col lit when expr broadcast rand randn uuid monotonically_increasing_id".split()
-)
+# pyspark names read as pyspark's where the file binds them nowhere, imports no other frame library and
+# star-imports nothing but pyspark (``Evidence._free``): a snippet, or a notebook cell after the one that imports
+# them. Only names no other library's snippet would use bare; Python's own (`abs`, `filter`, `max`) are never free.
+_FREE_NAMES = {
+    **{name: f"{FUNCTIONS}.{name}" for name in (
+        "udf pandas_udf col lit when expr broadcast rand randn uuid monotonically_increasing_id".split())},
+    "F": FUNCTIONS, "Window": "pyspark.sql.Window", "StorageLevel": "pyspark.StorageLevel",
+}
 
 _TRANSPARENT_DECORATORS = frozenset(
     "staticmethod classmethod property cached_property abstractmethod override overload wraps cache lru_cache "
@@ -629,10 +631,10 @@ class Scopes:
         for module in self.star_modules:
             if module == FUNCTIONS and name in STAR_EXPORTS:  # not every unbound name: `df` stays unknown
                 return Value(IMPORT, detail=f"{module}.{name}")
-        if name in _FREE_FUNCTIONS and self._free(name):
+        if name in _FREE_NAMES and self._free(name):
             # `udf(lambda x: x.strip())` in a file that never binds `udf` (a snippet, a notebook whose first cell
             # or a `%run` notebook imports it): nothing else can it be
-            return Value(IMPORT, detail=FUNCTIONS if name == "F" else f"{FUNCTIONS}.{name}")
+            return Value(IMPORT, detail=_FREE_NAMES[name])
         return None
 
     def is_bound(self, name: str) -> bool:
