@@ -42,7 +42,13 @@ class CollectOnUnboundedDataFrame(PythonRule):
     `band` returning `"low"`, `"mid"` or `"high"`), SQL with a
     `LIMIT`, without `FROM` (`SELECT current_user()`), of aggregates only, or
     that is not a query (`SHOW`, `DESCRIBE`, `SET`). SQL built with an f-string
-    is read with its fields as names. When a variable holds a limited frame on
+    is read with its fields as names. SQL over a temp view (or a table, a
+    path) the file made from a small frame has its rows when it reads only
+    that view or keeps only its rows (`LEFT ANTI`/`LEFT SEMI JOIN`), the view
+    named by the same text or the same constant's item
+    (`createOrReplaceTempView(CONFIG["source"])` and `{CONFIG['source']}` in
+    the query); another join, a set operation or a generator (`explode`)
+    is not bounded by it. When a variable holds a limited frame on
     one branch only (`if debug: df = df.limit(100)`), the rule stays quiet,
     unless that branch never runs: `IS_SAMPLE = False` assigned once at the
     top of the module and `if IS_SAMPLE: df = df.limit(5000)` leave every row.
@@ -127,6 +133,15 @@ class CollectOnUnboundedDataFrame(PythonRule):
                 'rows = events.groupBy("late", "user_id").count().collect()\n'),
         Invalid(_SETUP + 'events = spark.table("events").withColumn("day", F.to_date("ts"))\n'
                 'days = events.select("day").distinct().collect()\n'),
+        # the view is registered again, from a whole table, before the query reads it
+        Invalid(_SETUP + 'spark.createDataFrame([(1, "a")], ["id", "v"]).createOrReplaceTempView("lookup")\n'
+                'spark.table("events").createOrReplaceTempView("lookup")\n'
+                'rows = spark.sql("SELECT id FROM lookup").collect()\n'),
+        # an inner join can hold more rows than the small view
+        Invalid(_SETUP + 'CONFIG = {"source": f"src_{user}", "target": f"tgt_{user}"}\n'
+                'spark.createDataFrame([(1,), (2,)], ["id"]).createOrReplaceTempView(CONFIG["source"])\n'
+                'rows = spark.sql(f"SELECT * FROM {CONFIG[\'source\']} s JOIN {CONFIG[\'target\']} t ON s.id = t.id")'
+                '.collect()\n'),
     )
     valid = (
         Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),
@@ -150,6 +165,13 @@ class CollectOnUnboundedDataFrame(PythonRule):
               '    "band", F.when(F.col("amount") > 1000, "high").when(F.col("amount") > 100, "mid").otherwise("low"))\n'
               'bands = banded.select("band").distinct().collect()\n'
               'per_band = banded.groupBy("band", F.col("amount") > 0).count().collect()\n'),
+        # SQL over a view of literal rows, or keeping only its rows (an anti join against any table)
+        Valid(_SETUP + 'spark.createDataFrame([(1, "a")], ["id", "v"]).createOrReplaceTempView("lookup")\n'
+              'rows = spark.sql("SELECT id FROM lookup WHERE v = \'a\' ORDER BY id").collect()\n'),
+        Valid(_SETUP + 'CONFIG = {"source": f"src_{user}", "target": f"tgt_{user}"}\n'
+              'spark.createDataFrame([(1,), (2,)], ["id"]).createOrReplaceTempView(CONFIG["source"])\n'
+              'missing = spark.sql(f"SELECT s.* FROM {CONFIG[\'source\']} s LEFT ANTI JOIN {CONFIG[\'target\']} t "\n'
+              '                    "ON s.id = t.id").collect()\n'),
         Valid("import gc\ngc.collect()\n"),
         Valid("class Metrics:\n    def collect(self):\n        return []\n\nMetrics().collect()\n"),
         Valid("import pandas as pd\ndf = pd.DataFrame({'a': [1]})\nresult = df.collect()\n"),

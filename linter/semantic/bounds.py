@@ -83,3 +83,31 @@ def template_text(node) -> Optional[str]:
             return "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
         return None
     return "".join(p if isinstance(p, str) else " x " for p in parts)
+
+
+def source_bound(text: str, bound_of):
+    """Row bound of a query that reads one table or view and keeps at most its rows: ``SELECT ... FROM v``
+    (filtered, grouped, sorted, windowed), or ``v`` `LEFT ANTI`/`LEFT SEMI JOIN` anything, with ``bound_of(name)``
+    the bound of ``v`` (None when nothing is known of it). None when the query may hold more rows than ``v``: an
+    inner or outer join, a set operation, a CTE, a generator (`explode`, `inline`, `stack`, `LATERAL VIEW`)."""
+    try:
+        import sqlglot
+        from sqlglot import exp
+
+        tree = sqlglot.parse_one(_SQL_COMMENT.sub(" ", text).strip().rstrip(";"), read="spark")
+    except Exception:  # noqa: BLE001 - not readable: nothing proven
+        return None
+    if not isinstance(tree, exp.Select) or tree.args.get("with") or tree.args.get("with_"):
+        return None
+    source = tree.args.get("from_", tree.args.get("from"))
+    if source is None or not isinstance(source.this, exp.Table) or source.this.args.get("pivots"):
+        return None
+    for join in tree.args.get("joins") or ():
+        if (join.side or "LEFT").upper() != "LEFT" or (join.kind or "").upper() not in ("ANTI", "SEMI"):
+            return None  # only a left anti or semi join keeps the left side's rows, and no more
+    if tree.find(exp.Explode, exp.Inline, exp.Stack, exp.Unnest, exp.Lateral) is not None:
+        return None  # (a subquery in WHERE or in the select list adds no rows)
+    table = source.this
+    name = ".".join(part.name for part in table.parts)
+    bound = bound_of(name)
+    return None if bound == UNBOUNDED else bound

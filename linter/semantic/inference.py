@@ -12,7 +12,8 @@ from linter.semantic.api import (
     _GROUPED_RESULT, _GROUPING, _READER_CONFIG, _READER_LOAD, _RDD_SAME, _SAME_COLUMNS, _SAME_ROWS, DLT_READS,
     GLUE_CONTEXT, GLUE_DYNAMIC_FRAME, SESSION_ATTRIBUTES, SQL_CONTEXTS,
 )
-from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, sql_bound, template_text
+from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, source_bound, sql_bound
+from linter.semantic.templates import sql_template
 from linter.semantic.evidence import is_foreign
 from linter.sources.python import child_nodes
 from linter.semantic.values import (
@@ -153,11 +154,29 @@ class Inference:
         return literal_string(node)
 
     def written_bound(self, target: Optional[str]):
-        """The bound of a table or path this file wrote from a frame proven small (see Scopes._write)."""
+        """The bound of a table, path or view this file wrote from a frame proven small (see Scopes._write); None
+        when it wrote nothing there, or wrote a frame not proven small."""
         if target is None or not self.written_small:
             return None
         key = target.rstrip("/")
-        return self.written_small.get(key, self.written_small.get("Tables/" + key))
+        bound = self.written_small.get(key, self.written_small.get("Tables/" + key))
+        return None if bound == UNBOUNDED else bound
+
+    def target_key(self, node) -> Optional[str]:
+        """How a table, path or view is named, to match a write with a read: the text when the file proves it,
+        else the expression itself for a constant's item or attribute (`CONFIG["source"]`, `cfg.TABLE`), written
+        `{CONFIG["source"]}`. A plain name the file does not prove is not a key: it may hold another value by then."""
+        text = self.text_of(node)
+        if text is not None:
+            return text
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            item = literal_string(node.slice[0].slice.value)
+            base = dotted_name(node.value)
+            return f'{{{base}["{item}"]}}' if item is not None and base is not None else None
+        if isinstance(node, cst.Attribute):
+            name = dotted_name(node)
+            return f"{{{name}}}" if name is not None and not name.startswith("self.") else None
+        return None
 
     def _self_attribute(self, attr: str) -> Optional[Value]:
         """``self.attr`` in a method: what the class assigns it, or what its use in the class says."""
@@ -328,20 +347,48 @@ class Inference:
         if text is None:
             return Value(DATAFRAME, UNBOUNDED, node=node)  # unknown SQL: nothing bounds it
         flags = {"shuffle"} if _SQL_SHUFFLE.search(text) else None
-        return Value(DATAFRAME, sql_bound(text), node=node, flags=flags)
+        bound = sql_bound(text)
+        if bound == UNBOUNDED and self.written_small:
+            bound = self._sql_over_written(arg) or bound
+        return Value(DATAFRAME, bound, node=node, flags=flags)
 
-    def sql_text(self, arg) -> Optional[str]:
-        """The text of ``spark.sql``'s argument when the file shows it (a literal, a constant, a template)."""
+    def _sql_over_written(self, arg):
+        """``spark.sql`` over one view or table this file made from a small frame (see ``written_bound``): a
+        query that reads only it, or keeps only its rows (`LEFT ANTI`/`LEFT SEMI JOIN`), has at most its rows."""
+        parts = self._sql_parts(arg)
+        if parts is None:
+            return None
+        names, text = {}, []
+        for part in parts:
+            if isinstance(part, str):
+                text.append(part)
+                continue
+            key = self.target_key(part[1]) if part[1] is not None else None
+            if key is None:
+                return None
+            placeholder = f"__sparkcheck_{len(names)}__"
+            names[placeholder] = key
+            text.append(placeholder)
+        return source_bound("".join(text), lambda table: self.written_bound(names.get(table, table)))
+
+    def _sql_parts(self, arg) -> Optional[list]:
+        """``spark.sql``'s argument as text and ``("field", expr)`` parts (``templates.sql_template``)."""
         first = self._infer(arg)
         if first is not None and first.kind == STRING:
             if first.detail is not None:
-                return first.detail
+                return [first.detail]
             arg = first.node
-        template = template_text(arg)
-        if template is None and isinstance(arg, cst.Name):
+        parts = _template_parts(arg)
+        if parts is None and isinstance(arg, cst.Name):
             bound = self.lookup(arg.value)
-            template = template_text(bound.node) if bound is not None and bound.node is not None else None
-        return template
+            parts = _template_parts(bound.node) if bound is not None and bound.node is not None else None
+        return parts
+
+    def sql_text(self, arg) -> Optional[str]:
+        """The text of ``spark.sql``'s argument when the file shows it (a literal, a constant, a template whose
+        fields are read as names ``x``)."""
+        parts = self._sql_parts(arg)
+        return None if parts is None else "".join(p if isinstance(p, str) else " x " for p in parts)
 
     def _schema_of(self, node) -> Optional[Schema]:
         if node is None:
@@ -402,7 +449,7 @@ class Inference:
         if kind == SESSION:
             if method == "table":
                 args = positional_args(node)
-                written = self.written_bound(self.text_of(args[0])) if args else None
+                written = self.written_bound(self.target_key(args[0])) if args else None
                 return Value(DATAFRAME, UNBOUNDED if written is None else written, node=node)
             if method == "sql":
                 args = positional_args(node)
@@ -445,7 +492,7 @@ class Inference:
                 data = self._infer(args[0]) if args and not isinstance(args[0], cst.SimpleString) else None
                 if data is not None and data.kind == RDD:  # read.json(sc.parallelize([text])): the RDD's rows
                     return Value(DATAFRAME, data.bound, receiver.detail, node=node)
-                written = self.written_bound(self.text_of(args[0])) if args else None
+                written = self.written_bound(self.target_key(args[0])) if args else None
                 return Value(DATAFRAME, UNBOUNDED if written is None else written, receiver.detail, node=node)
             return None
         if kind == GROUPED:
@@ -772,6 +819,16 @@ _CONDITION_METHODS = frozenset((
     "isNull", "isNotNull", "isin", "like", "rlike", "ilike", "contains", "startswith", "endswith", "between",
     "eqNullSafe", "isNaN",
 ))
+
+
+def _template_parts(node) -> Optional[list]:
+    """``templates.sql_template``'s parts, and an f-string without fields as its one text."""
+    if node is None:
+        return None
+    parts = sql_template(node)
+    if parts is None and isinstance(node, cst.FormattedString):
+        return ["".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))]
+    return parts
 
 
 def _small_fraction(node: cst.Call) -> bool:

@@ -49,6 +49,7 @@ class _Scope:
 
 # a writer's last call, the one that writes (not `insertInto`: it adds to what the table holds)
 _WRITE_TERMINALS = frozenset("save saveAsTable parquet csv json orc delta".split())
+_VIEWS = frozenset("createOrReplaceTempView createTempView createOrReplaceGlobalTempView createGlobalTempView".split())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -509,9 +510,17 @@ class Scopes:
     def _write(self, node: cst.Expr) -> None:
         """`spark.createDataFrame(pdf).write.mode("overwrite").save("Tables/x")`: a later `load("Tables/x")` or
         `spark.table("x")` of this file reads back as few rows as were written (a notebook's own small table).
-        Appends, writes in loops or in dead blocks, and targets the file does not spell out are not recorded."""
+        Appends, writes in loops or in dead blocks, and targets the file does not spell out are not recorded.
+        `df.createOrReplaceTempView(name)` the same way: `spark.sql` over the view reads what `df` holds."""
         call = node.value
-        if not isinstance(call, cst.Call) or method_name(call) not in _WRITE_TERMINALS or self.in_loop or self.dead:
+        if not isinstance(call, cst.Call) or self.in_loop or self.dead:
+            return
+        method = method_name(call)
+        if method in _VIEWS:
+            args = positional_args(call)
+            self._record_written(args[0] if args else keyword_arg(call, "name"), self.infer(call.func.value))
+            return
+        if method not in _WRITE_TERMINALS:
             return
         writer = self.infer(call.func.value)
         if writer is None or writer.kind != WRITER or not isinstance(writer.node, cst.Attribute):
@@ -525,11 +534,17 @@ class Scopes:
         if mode is not None and (literal_string(mode) or "").lower() not in ("overwrite", "error", "errorifexists"):
             return
         args = positional_args(call)
-        target = args[0] if args else keyword_arg(call, "path") or keyword_arg(call, "name")
-        text = self.text_of(target) if target is not None else None
-        frame = self.infer(writer.node.value)
-        if text and frame is not None and frame.kind == DATAFRAME and frame.bound not in (None, UNBOUNDED):
-            self.written_small[text.rstrip("/")] = frame.bound
+        self._record_written(args[0] if args else keyword_arg(call, "path") or keyword_arg(call, "name"),
+                             self.infer(writer.node.value))
+
+    def _record_written(self, target, frame: Optional[Value]) -> None:
+        """What a table, path or view named by ``target`` holds from now on: the frame's bound when it is proven
+        small, else UNBOUNDED (a later read must not take an earlier small write's bound)."""
+        key = self.target_key(target) if target is not None else None
+        if key is None or frame is None or frame.kind != DATAFRAME:
+            return
+        small = frame.bound not in (None, UNBOUNDED)
+        self.written_small[key.rstrip("/")] = frame.bound if small else UNBOUNDED
 
     def _assign(self, node: cst.Assign) -> None:
         value = self.infer(node.value)

@@ -116,4 +116,18 @@ def sql_template(node):
                 else:
                     parts.append(("field", part))
         return parts if any(isinstance(p, tuple) for p in parts) else None
+    if isinstance(node, cst.ConcatenatedString):  # f"SELECT * FROM {t} " "WHERE ..." written over two lines
+        parts = []
+        for piece in (node.left, node.right):
+            text = literal_string(piece)
+            if text is not None:
+                parts.append(text)
+                continue
+            inner = sql_template(piece)
+            if inner is None and isinstance(piece, cst.FormattedString):
+                inner = ["".join(p.value for p in piece.parts if isinstance(p, cst.FormattedStringText))]
+            if inner is None:
+                return None
+            parts.extend(inner)
+        return parts if any(isinstance(p, tuple) for p in parts) else None
     return None
