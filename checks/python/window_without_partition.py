@@ -37,7 +37,12 @@ class WindowWithoutPartition(PythonRule):
     )
     ```
     For a global top-N use `orderBy(...).limit(n)`; for a global row id,
-    `F.monotonically_increasing_id()`.
+    `F.monotonically_increasing_id()`. For quantile bins of the whole frame
+    (`ntile(n)`, `percent_rank()`, or `row_number()` divided by `count()`, a
+    pandas `qcut` written in Spark), no key can partition the window: take
+    the cut points from `df.approxQuantile(col, probabilities, error)` or
+    `QuantileDiscretizer`, one pass over the data in parallel, and bin with
+    `when(...)` or `Bucketizer`.
 
     ## Fix safety
     No fix: the partitioning is a change of meaning.
@@ -104,7 +109,9 @@ class WindowWithoutPartition(PythonRule):
             node,
             "a window without `partitionBy` sends every row to one partition, sorted and scanned by one task",
             help="partition the window by a key (`Window.partitionBy(key).orderBy(...)`); "
-            "for a global top-N use `orderBy(...).limit(n)`",
+            "for a global top-N use `orderBy(...).limit(n)`; for quantile bins of the whole frame (`ntile`, "
+            "`percent_rank`, `row_number()` over `count()`) take the cut points from `approxQuantile` or "
+            "`QuantileDiscretizer` and bin with `when` or `Bucketizer`",
         )
 
     def visit_Call(self, node: cst.Call) -> None:

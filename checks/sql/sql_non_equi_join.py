@@ -57,6 +57,9 @@ class SqlNonEquiJoin(SqlRule):
         Invalid("SELECT e.id FROM events e JOIN sessions s ON e.ts BETWEEN s.start_ts AND s.end_ts;\n", path="q.sql"),
         Invalid("SELECT a.id FROM a JOIN b ON a.k = b.k OR a.j = b.j;\n", path="q.sql"),
         Invalid("SELECT a.id FROM a LEFT JOIN b ON a.name LIKE concat(b.prefix, '%');\n", path="q.sql"),
+        # a key inside an array: the help says to explode it and join on the item
+        Invalid("SELECT p.name, s.status FROM person p JOIN spark_status s ON array_contains(p.status_ids, s.id);\n",
+                path="q.sql"),
     )
     valid = (
         Valid("SELECT e.id FROM events e JOIN sessions s ON e.user_id = s.user_id "
@@ -82,10 +85,13 @@ class SqlNonEquiJoin(SqlRule):
             right = join.this.alias_or_name.lower()
             if _has_equi_key(on, right):
                 continue
+            help = ("add an equality key (a shared key, or a bucket of the range such as the day), "
+                    "or a BROADCAST hint if one side is really small")
+            if on.find(exp.ArrayContains) is not None:
+                help = ("explode the array first (`LATERAL VIEW explode(arr) AS item`, or a subquery) and join on "
+                        "`item = key`, an equality Spark can hash; or a BROADCAST hint if one side is really small")
             self.ctx.report(self, on, f"the join with `{join.this.alias_or_name}` has no equality between its sides: "
-                            "Spark can only test every pair of rows (a nested-loop join)",
-                            help="add an equality key (a shared key, or a bucket of the range such as the day), "
-                            "or a BROADCAST hint if one side is really small")
+                            "Spark can only test every pair of rows (a nested-loop join)", help=help)
 
 
 def _hinted(select) -> bool:
