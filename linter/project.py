@@ -26,7 +26,7 @@ import hashlib
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _FROM_IMPORT = re.compile(r"[ \t]*from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+(\([^)]*\)?|[^\n#;]+)")
 _IMPORT = re.compile(r"[ \t]*import[ \t]+([^\n#;]+)")
@@ -46,6 +46,9 @@ class ProjectFacts:
     constants: dict  # qualified name (`pkg.constants.CSV_HEADER`) -> its text
     dataframe_functions: frozenset  # qualified names of functions annotated `-> DataFrame`
     fingerprint: str  # what the facts were read from: part of the cache key
+    # name of a function this file defines with a DataFrame parameter -> what each call in the rest of the
+    # package passes it (linter/callers.py)
+    callers: dict = field(default_factory=dict)
 
 
 NO_FACTS = ProjectFacts({}, frozenset(), "")
@@ -164,6 +167,9 @@ def _module_data(path: str):
 
 def clear_caches() -> None:
     """Forget where modules were found and what they held (a long-running process, after files changed)."""
+    from linter.callers import clear_caches as clear_callers
+
+    clear_callers()
     _package_top.cache_clear()
     _roots.cache_clear()
     _holds.cache_clear()
@@ -210,8 +216,11 @@ def project_facts(path: str, text: str, facts: bool = True) -> ProjectFacts:
     """The constants and DataFrame functions `text` (the file at `path`) imports from its project (a
     notebook's JSON text imports nothing here: its cells' imports are not read). With ``facts=False`` only
     the fingerprint is made (the cache key's part: the modules are found and hashed, not read for names)."""
+    from linter.callers import package_callers
+
+    calls_seen, callers = package_callers(path, text, _module_data, analyse=facts)
     modules = imported_modules(text)
-    if not modules:
+    if not modules and not calls_seen:
         return NO_FACTS
     own = os.path.abspath(path)
     here = os.path.dirname(own)
@@ -232,7 +241,8 @@ def project_facts(path: str, text: str, facts: bool = True) -> ProjectFacts:
             for name, value in names.items():
                 constants[f"{module}.{name}"] = value
             functions.update(f"{module}.{name}" for name in dataframe_functions)
-    if not found_any:
+    if not found_any and not calls_seen:
         return NO_FACTS
+    seen.extend(calls_seen)
     return ProjectFacts(constants, frozenset(functions),
-                        hashlib.blake2b("\n".join(seen).encode(), digest_size=16).hexdigest())
+                        hashlib.blake2b("\n".join(seen).encode(), digest_size=16).hexdigest(), callers)

@@ -108,3 +108,91 @@ def test_a_module_without_pyspark_declares_no_dataframe_function(tmp_path):
     write(tmp_path / "frames.py", "import polars as pl\n\ndef load(path) -> DataFrame:\n    return pl.read_csv(path)\n")
     job = write(tmp_path / "job.py", "from frames import load\nrows = load('x').collect()\n")
     assert project_facts(str(job), "from frames import load\n").dataframe_functions == frozenset()
+
+
+CONTEXT = '''from pyspark.sql import DataFrame
+
+
+class Context:
+    def set_stats(self, df: DataFrame) -> None:
+        self.stats = [row.asDict() for row in df.collect()]
+'''
+
+WRITER_SMALL = '''from pyspark.sql import SparkSession
+
+
+class Writer:
+    def __init__(self, context):
+        self.spark = SparkSession.builder.getOrCreate()
+        self.context = context
+
+    def write_stats(self, run_id):
+        rows = [(run_id, 1, 2)]
+        df = self.spark.createDataFrame(rows, ["run", "input", "output"])
+        df = df.withColumn("ratio", df.output / df.input)
+        self.context.set_stats(df)
+'''
+
+WRITER_TABLE = WRITER_SMALL.replace('df = self.spark.createDataFrame(rows, ["run", "input", "output"])',
+                                    'df = self.spark.table("stats")')
+
+
+def _library(tmp_path, writer=WRITER_SMALL):
+    write(tmp_path / "lib" / "__init__.py", "")
+    write(tmp_path / "lib" / "core" / "__init__.py", "")
+    write(tmp_path / "lib" / "sinks" / "__init__.py", "")
+    write(tmp_path / "lib" / "sinks" / "writer.py", writer)
+    return write(tmp_path / "lib" / "core" / "context.py", CONTEXT)
+
+
+def test_a_method_whose_callers_in_the_package_pass_small_frames_is_quiet(tmp_path, run):
+    context = _library(tmp_path)
+    assert _found(run, context, "--no-cache") == []
+    # a test module's call is not a caller of the library: it passes what a test needs
+    write(tmp_path / "lib" / "tests" / "test_context.py",
+          "from lib.core.context import Context\n\ndef test_it(spark):\n    Context().set_stats(spark.table('t'))\n")
+    assert _found(run, context, "--no-cache") == []
+
+
+def test_one_caller_passing_a_whole_table_keeps_the_finding(tmp_path, run):
+    context = _library(tmp_path, WRITER_TABLE)
+    assert _found(run, context, "--no-cache") == [("SPK101", 6)]
+    # no caller at all: nothing bounds the parameter
+    (tmp_path / "lib" / "sinks" / "writer.py").unlink()
+    assert _found(run, context, "--no-cache") == [("SPK101", 6)]
+
+
+def test_a_caller_edited_or_added_rechecks_the_callee(tmp_path, run):
+    context = _library(tmp_path)
+    cache = tmp_path / ".cache"
+    assert _found(run, context, "--cache-dir", cache) == []
+    write(tmp_path / "lib" / "sinks" / "writer.py", WRITER_TABLE)
+    assert _found(run, context, "--cache-dir", cache) == [("SPK101", 6)]
+    write(tmp_path / "lib" / "sinks" / "writer.py", WRITER_SMALL)
+    assert _found(run, context, "--cache-dir", cache) == []
+    # a module that starts calling it with a whole table
+    write(tmp_path / "lib" / "report.py", "def report(spark, context):\n    context.set_stats(spark.table('t'))\n")
+    assert _found(run, context, "--cache-dir", cache) == [("SPK101", 6)]
+
+
+def test_what_the_package_callers_read(tmp_path):
+    from linter.callers import SMALL, UNKNOWN, dataframe_functions_defined, package_callers
+    from linter.project import _module_data, clear_caches
+
+    context = _library(tmp_path)
+    assert dataframe_functions_defined(CONTEXT) == {"set_stats"}
+    assert dataframe_functions_defined("def f(x) -> DataFrame:\n    y: DataFrame = x\n") == frozenset()
+    seen, calls = package_callers(str(context), CONTEXT, _module_data)
+    assert calls == {"set_stats": (((SMALL,), ()),)}
+    assert len(seen) == 1 and seen[0].startswith("calls:sinks/writer.py=")
+    write(tmp_path / "lib" / "more.py", "def a(spark, c, rdd, n):\n    c.set_stats(spark.createDataFrame(rdd))\n"
+          "    c.set_stats(df=spark.range(10))\n    c.set_stats(spark.range(n))\n"
+          "    c.set_stats(spark.table('t').limit(5))\n    c.set_stats(*frames)\n")
+    clear_caches()  # the package's modules are listed once per run
+    _, calls = package_callers(str(context), CONTEXT, _module_data)
+    assert sorted(calls["set_stats"]) == sorted([
+        ((SMALL,), ()), ((UNKNOWN,), ()), ((), (("df", SMALL),)), ((UNKNOWN,), ()), ((SMALL,), ()), ((UNKNOWN,), ()),
+    ])
+    # a file outside any package has no package to search
+    loose = write(tmp_path / "loose.py", CONTEXT)
+    assert package_callers(str(loose), CONTEXT, _module_data) == ((), {})

@@ -55,7 +55,13 @@ class CollectOnUnboundedDataFrame(PythonRule):
     A parameter taken for a DataFrame has the rows its callers in the file
     pass: quiet when every call passes a small frame (a notebook's plotting
     helper given a 20-row table), reported when one passes a whole table or
-    when nothing in the file calls it.
+    when nothing in the file calls it. A parameter annotated `DataFrame` of a
+    function or method the file never calls, in a package, has the rows the
+    package's other modules pass it (test modules left out): quiet when every
+    call there passes a frame its module shows to be small
+    (`self.context.set_stats(spark.createDataFrame(rows))`), reported when one
+    passes anything else or none calls it. Those modules are part of the
+    file's cache key.
     `collect()[0]` is left to SPK105 (collect-first-row).
 
     ## Why is this bad?

@@ -49,9 +49,11 @@ class Semantic(Evidence, Scopes, Inference, FewValues):
     """Scopes, evidence and inference, fed by the engine's walk (see ``Scopes.hooks``)."""
 
     def __init__(self, dataframe_functions: frozenset = frozenset(), text: str | None = None,
-                 project_constants: dict | None = None):
+                 project_constants: dict | None = None, package_callers: dict | None = None):
         Scopes.__init__(self, dataframe_functions, text)
         self.project_constants = project_constants or {}  # `pkg.constants.NAME` -> text (linter/project.py)
+        # function name -> what the package's other modules pass it (linter/callers.py)
+        self.package_callers = package_callers or {}
         Evidence.__init__(self)
 
 

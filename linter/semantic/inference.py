@@ -60,7 +60,7 @@ class Inference:
                     value = self.evidence_value(name, scope.node)
                     if value is not None and value.bound == UNBOUNDED and isinstance(scope.node, cst.FunctionDef):
                         value = self._with_callers_bound(value, scope.node, name)
-            elif value.bound == UNBOUNDED and value.kind == DATAFRAME and self.call_sites:
+            elif value.bound == UNBOUNDED and value.kind == DATAFRAME and (self.call_sites or self.package_callers):
                 value = self._with_call_sites(value, name)
             return value
         if isinstance(node, cst.Call):
@@ -654,6 +654,8 @@ class Inference:
         function = scope.node
         if not isinstance(function, cst.FunctionDef) or scope.params.get(name) is not value:
             return value  # not a parameter, or rebound since
+        if function.name.value in self.package_callers:
+            return self._with_package_callers(value, function, name)
         sites = self.call_sites.get(function.name.value)
         if not sites or self.later_defs.get(function.name.value) is not function:
             return value
@@ -666,6 +668,27 @@ class Inference:
         ints = [b for b in bounds if isinstance(b, int)]
         bound = None if any(b is None for b in bounds) else max(ints) if len(ints) == len(bounds) else BOUNDED
         return Value(value.kind, bound, value.detail, value.node, value.flags, value.why)
+
+    def _with_package_callers(self, value: Value, function: cst.FunctionDef, name: str) -> Value:
+        """A DataFrame parameter of a function that this file never calls and that the other modules of its
+        package call (linter/callers.py): small when every one of those calls passes a frame its module shows
+        to be small (`createDataFrame` of the driver's rows, `limit(n)`), else as it was."""
+        fname = function.name.value
+        text = self.text or ""
+        if self._calls_by_name().get(fname) or text.count(f".{fname}(") or len(re.findall(rf"\bdef\s+{fname}\s*\(", text)) != 1:
+            return value  # called here too, or defined twice: the file's own calls decide
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        index = positional.index(name) if name in positional else None
+        if index is not None and positional[:1] in (["self"], ["cls"]) and not _static(function):
+            index -= 1  # `obj.method(df)`: self is not among the arguments
+        for passed, keywords in self.package_callers[fname]:
+            size = dict(keywords).get(name)
+            if size is None and index is not None and index < len(passed):
+                size = passed[index]
+            if size != "small":
+                return value  # one caller passes something not shown small (or passes nothing: the default)
+        return Value(value.kind, BOUNDED, value.detail, value.node, value.flags, value.why)
 
     def _callers_bound(self, function: cst.FunctionDef, name: str):
         params = function.params
@@ -819,6 +842,10 @@ _CONDITION_METHODS = frozenset((
     "isNull", "isNotNull", "isin", "like", "rlike", "ilike", "contains", "startswith", "endswith", "between",
     "eqNullSafe", "isNaN",
 ))
+
+
+def _static(function: cst.FunctionDef) -> bool:
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators)
 
 
 def _template_parts(node) -> Optional[list]:
