@@ -173,3 +173,20 @@ def test_pathological_nesting_is_a_finding_not_a_crash(tmp_path):
     assert lines[0].endswith("chain.py:1:1: SPK001 cannot parse Python: nesting too deep for Python itself")
     assert lines[1].endswith("parens.py:2:205: SPK001 cannot parse Python: too many nested parentheses")
     assert "long_ok.py:1:7222: SPK101" in r.out
+
+
+def test_scala_in_a_python_file_is_named(tmp_path):
+    # books and notebooks keep Scala beside Python: the finding says what the line is in PySpark
+    cases = {
+        "alias.py": ('df = spark.table("t")\ndf.select(F.col("a") as "b").show()\n', '`expr.alias("name")`'),
+        "val.py": ('val df = spark.table("t")\ndf.show()\n', "`val x = ...` is Scala"),
+        "long.py": ('rows = spark.range(10).sample(False, 0.5, 1L).collect()\n', "`5L` is a long literal"),
+        "quotes.py": ('spark.read.format(\u201cdelta\u201d).load("/x").show()\n', "typographic quotes"),
+    }
+    for name, (text, _) in cases.items():
+        write(tmp_path / name, text)
+    r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
+    lines = _spk001(r)
+    for name, (_, said) in cases.items():
+        [line] = [x for x in lines if x.split(":")[0].endswith(name)]
+        assert said in line, line

@@ -10,6 +10,10 @@ class ParseError(ToolRule):
     binary file, a file above `max-file-size`, a directory or file that cannot
     be read, and each SQL statement that does not parse. The finding points at
     the place of the error, and the run exits with code 1, never with a crash.
+    Where the line that does not parse holds Scala (books and notebooks keep
+    both languages side by side: `expr as "name"`, `val x = ...`, `$"col"`,
+    `x => ...`, a long literal `5L`) or typographic quotes pasted from a
+    document, the message says what to write in Python instead.
 
     Python files that mention no Spark (`spark`, `pyspark`, `sc`, a configured
     DataFrame function) or none of the words the enabled rules look for are not

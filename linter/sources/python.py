@@ -20,6 +20,18 @@ _PY2_HINTS = re.compile(
     r"^\s*(print\s+[\"'\w]|exec\s+[\"']|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,)", re.M
 )
 _ERROR_AT = re.compile(r"error at (\d+):(\d+)")
+# Scala written in a Python file (books and notebooks keep both languages side by side): what each construct
+# is in PySpark, said when the line that does not parse holds it.
+_SCALA_HINTS = (
+    (re.compile(r"\)\s+as\s+[\"'`]|\)\s+as\s+[A-Za-z_]\w*\s*[,)]"), "`expr as \"name\"` is Scala or SQL: in Python "
+     "write `expr.alias(\"name\")`"),
+    (re.compile(r"^\s*val\s+[A-Za-z_]\w*\s*(?::[^=]+)?=(?!=)"), "`val x = ...` is Scala: in Python write `x = ...`"),
+    (re.compile(r"\$\"[^\"]*\""), "`$\"col\"` is Scala: in Python write `F.col(\"col\")`"),
+    (re.compile(r"=>"), "`x => ...` is a Scala function: in Python write `lambda x: ...`"),
+    (re.compile(r"^\s*import\s+org\.apache\.spark"), "this is a Scala import: PySpark's are `from pyspark... import ...`"),
+    (re.compile(r"(?<![\w.])\d+[lL]\b"), "`5L` is a long literal of Scala or Python 2: in Python 3 write `5`"),
+    (re.compile("[\u2018\u2019\u201c\u201d]"), "typographic quotes, pasted from a document: write straight quotes"),
+)
 
 
 def _risky(text: str) -> bool:
@@ -100,6 +112,7 @@ def parse(text: str) -> cst.Module:
         hint = " (this looks like Python 2, which Spark 3+ no longer runs)" if _PY2_HINTS.search(text) else ""
         cpython_error = _cpython(text)
         if cpython_error is not None and cpython_error.lineno:
+            hint = hint or _scala_hint(text, cpython_error.lineno)
             raise SourceError(
                 f"cannot parse Python: {cpython_error.msg}{hint}", cpython_error.lineno, cpython_error.offset or 1
             ) from None
@@ -111,9 +124,20 @@ def parse(text: str) -> cst.Module:
             message = message[m.end():].lstrip(": ")
         if message.startswith("expected one of") or len(message) > 100:
             message = "invalid syntax"
+        hint = hint or _scala_hint(text, row)
         raise SourceError(f"cannot parse Python: {message}{hint}", row, max(col, 1)) from None
     except RecursionError:
         raise SourceError("cannot parse Python: nesting too deep") from None
+
+
+def _scala_hint(text: str, row: int) -> str:
+    """" (`val x = ...` is Scala: ...)" when the line that does not parse holds Scala; else ""."""
+    lines = text.splitlines()
+    line = lines[row - 1] if 0 < row <= len(lines) else ""
+    for pattern, hint in _SCALA_HINTS:
+        if pattern.search(line):
+            return f" ({hint})"
+    return ""
 
 
 # Fields that hold only punctuation, whitespace or comments: the walk skips them.
