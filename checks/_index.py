@@ -270,7 +270,7 @@ MODULES = {
     'python/udf_in_predicate.py': 9795,
     'python/udf_loop_over_array.py': 18658,
     'python/udf_missing_return_type.py': 8905,
-    'python/udf_replaceable_by_builtin.py': 31340,
+    'python/udf_replaceable_by_builtin.py': 35511,
     'python/udf_return_type_mismatch.py': 5271,
     'python/udf_vectorizable.py': 10068,
     'python/union_by_position.py': 3653,

@@ -8,6 +8,7 @@ from checks.python._udf import substituted, inlined_body_expression, site_for_ca
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import FUNCTION, UDF, literal_string, literal_type
+from linter.sources.python import source_child_nodes
 
 _SETUP = (
     "import re\nfrom pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -45,6 +46,17 @@ _CONSTANTS = frozenset({"math.pi", "math.e", "math.tau", "numpy.pi", "numpy.e"})
 _HASHES = {"hashlib.md5": "F.md5", "hashlib.sha1": "F.sha1", "hashlib.sha256": "F.sha2", "hashlib.sha512": "F.sha2"}
 _ARITHMETIC = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.Modulo: "%",
                cst.Power: "**", cst.FloorDivide: "//"}
+
+
+def _uses(node, names) -> bool:
+    """Whether a Name of `names` occurs in the expression (a generator's own target aside, no scope is read)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name) and current.value in names:
+            return True
+        stack.extend(source_child_nodes(current))
+    return False
 
 
 class _Scan:
@@ -172,7 +184,7 @@ class _Scan:
         else:
             return False
         if not (isinstance(items, cst.Name) and items.value in self.params):
-            return False
+            return self._any_of(inner_params, predicate, items)
         inner = _Scan(self.ctx, [*self.params, *inner_params])
         if not inner.ok(predicate):
             return False
@@ -180,6 +192,22 @@ class _Scan:
         for name in inner.builtins:
             self.add(name)
         self.uses_param = True
+        return True
+
+    def _any_of(self, inner_params: list, predicate, items) -> bool:
+        """``all(c not in str(v) for c in CHARS)`` / ``any(w in s for w in WORDS)`` over characters or words fixed
+        when the UDF is made (a constant, `string.punctuation`, a list built from them): one `rlike` of a pattern
+        of them (a character class, an alternation) tests the same."""
+        if len(inner_params) != 1 or not isinstance(predicate, cst.Comparison) or len(predicate.comparisons) != 1:
+            return False
+        test = predicate.comparisons[0]
+        if not isinstance(test.operator, (cst.In, cst.NotIn)) or not isinstance(predicate.left, cst.Name) \
+                or predicate.left.value != inner_params[0] or _uses(items, self.params) \
+                or not _fixed_strings(self.ctx, items):
+            return False
+        if not self.ok(test.comparator) or not self.uses_param:
+            return False
+        self.add("Column.rlike (one pattern of the characters or words)")
         return True
 
     def _constant_int(self, node) -> bool:
@@ -311,6 +339,37 @@ def _range_of_len(node) -> str | None:
     return None
 
 
+_STRING_CONSTANTS = frozenset(f"string.{n}" for n in (
+    "punctuation digits ascii_letters ascii_lowercase ascii_uppercase whitespace printable hexdigits "
+    "octdigits".split()))
+
+
+def _fixed_strings(ctx, node, depth: int = 0) -> bool:
+    """Strings the file shows, fixed when a UDF is made: a literal, a literal list of them, `string.punctuation`,
+    a module constant bound once to such a list, `list(...)`/`set(...)` of them, or a comprehension keeping some
+    of them (`[c for c in string.punctuation if c not in allowed]`: a filter only drops)."""
+    if depth > 6:
+        return False
+    if literal_type(node) == "str":
+        return True
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return bool(node.elements) and all(literal_type(e.value) == "str" for e in node.elements)
+    if isinstance(node, (cst.Name, cst.Attribute)) and ctx.semantic.qualified_name(node) in _STRING_CONSTANTS:
+        return True
+    if isinstance(node, cst.Name):
+        found = ctx.semantic.module_assignment(node.value)  # `BAD = "!@#"`, `BAD = ["--", ";"]` bound once
+        return found is not None and _fixed_strings(ctx, found, depth + 1)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("list", "set", "tuple",
+                                                                                              "sorted") \
+            and len(node.args) == 1 and not ctx.semantic.is_bound(node.func.value):
+        return _fixed_strings(ctx, node.args[0].value, depth + 1)
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and node.for_in.inner_for_in is None \
+            and isinstance(node.for_in.target, cst.Name) and isinstance(node.elt, cst.Name) \
+            and node.elt.value == node.for_in.target.value:
+        return _fixed_strings(ctx, node.for_in.iter, depth + 1)
+    return False
+
+
 def _module_literal(ctx, name: str):
     """The literal list/set/tuple a module-level ``NAME = [...]`` binds, if the module binds it once."""
     found = ctx.semantic.module_assignment(name)
@@ -346,7 +405,10 @@ class UdfReplaceableByBuiltin(PythonRule):
     `round`, casts with `str()`/`int()`/`float()`, `**` (`F.pow`), `hashlib`
     digests (`F.md5`, `F.sha1`, `F.sha2`), `x in NAMES` of a module-level
     literal list (`isin`), `any(map(f, xs))` / `all(p(x) for x in xs)` over an
-    array (`F.exists` / `F.forall`, Spark 3.1+), `zip` (`F.arrays_zip`), and
+    array (`F.exists` / `F.forall`, Spark 3.1+), `any(c in s for c in CHARS)`
+    / `all(c not in s ...)` over characters or words fixed when the UDF is
+    made (`string.punctuation`, a constant: one `rlike` of a character class
+    or an alternation), `zip` (`F.arrays_zip`), and
     numpy ufuncs (`np.log2`, `np.cosh`, `np.degrees` ...). A `if x is None:
     return None` guard at the top is accepted: built-ins return null for null
     input anyway. The message names the built-ins to use.
@@ -449,8 +511,15 @@ class UdfReplaceableByBuiltin(PythonRule):
                 "    return sqrt(dx ** 2 + dy ** 2) * cos(a[0])\n\nkm = udf(lambda p: distance(p, (52.5, 13.4)), 'double')\n"),
         Invalid(_SETUP + "import numpy as np\nimport pandas as pd\nfrom pyspark.sql.functions import pandas_udf\n\n"
                 "@pandas_udf('double')\ndef bits(v: pd.Series) -> pd.Series:\n    return np.log2(v)\n"),
+        # characters fixed when the UDF is made: `~F.col(c).rlike("[...]")` tests the same
+        Invalid(_SETUP + "import string\n\ndef checker(allowed):\n    def clean(val):\n"
+                "        special = [c for c in string.punctuation if c not in allowed]\n"
+                "        return all(c not in str(val) for c in special)\n"
+                "    clean_udf = udf(clean, 'boolean')\n    return clean_udf\n"),
     )
     valid = (
+        # the words depend on the row itself: no one pattern holds them
+        Valid(_SETUP + "@udf('boolean')\ndef known(s):\n    return any(w in s for w in lookup_words(s))\n"),
         Valid(_SETUP + "import json\nparse = udf(lambda s: json.loads(s)['id'], StringType())\n"),
         Valid(_SETUP + "@udf(returnType=StringType())\ndef mask(card):\n    digits = card[-4:]\n    return '*' * 12 + digits.swapcase()\n"),
         Valid(_SETUP + "def lookup(code):\n    return COUNTRIES.get(code)\n\ncountry = udf(lookup, StringType())\n"),
