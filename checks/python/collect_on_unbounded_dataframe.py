@@ -143,6 +143,21 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Invalid(_SETUP + 'spark.createDataFrame([(1, "a")], ["id", "v"]).createOrReplaceTempView("lookup")\n'
                 'spark.table("events").createOrReplaceTempView("lookup")\n'
                 'rows = spark.sql("SELECT id FROM lookup").collect()\n'),
+        # a function that may run later registers the view again, from a whole table
+        Invalid(_SETUP + 'def refresh():\n    spark.table("events").createOrReplaceTempView("lookup")\n\n'
+                'spark.createDataFrame([(1, "a")], ["id", "v"]).createOrReplaceTempView("lookup")\nrefresh()\n'
+                'rows = spark.sql("SELECT id FROM lookup").collect()\n'),
+        # SQL that writes into the view's name (or that the file does not show) forgets what it held
+        Invalid(_SETUP + 'spark.createDataFrame([(1, "a")], ["id", "v"]).createOrReplaceTempView("lookup")\n'
+                'spark.sql("CREATE OR REPLACE TEMP VIEW lookup AS SELECT * FROM events")\n'
+                'rows = spark.sql("SELECT id FROM lookup").collect()\n'),
+        # one branch keeps a column of few values, the other puts any name there
+        Invalid(_SETUP + 'import sys\ndf = spark.table("orders").withColumn("band", F.lit("a"))\n'
+                'if len(sys.argv) > 1:\n    df = df.withColumn("band", F.col("name"))\n'
+                'rows = df.groupBy("band").count().collect()\n'),
+        # applyInPandas returns any number of rows per group: the groups bound nothing
+        Invalid(_SETUP + 'events = spark.table("events").withColumn("late", F.col("delay") > 60)\n'
+                'rows = events.groupBy("late").applyInPandas(lambda pdf: pdf, "late boolean, delay long").collect()\n'),
         # an inner join can hold more rows than the small view
         Invalid(_SETUP + 'CONFIG = {"source": f"src_{user}", "target": f"tgt_{user}"}\n'
                 'spark.createDataFrame([(1,), (2,)], ["id"]).createOrReplaceTempView(CONFIG["source"])\n'

@@ -75,6 +75,11 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
                 '    if text is None:\n        return "none"\n    return text.strip().lower()\n\n'
                 'reviews = spark.table("reviews").withColumn("clean", clean("body"))\n'
                 'pdf = reviews.groupBy("clean").count().toPandas()\n'),
+        # another decorator may replace the function that returns the literal
+        Invalid(_SETUP + 'import functools\nfrom pyspark.sql.functions import udf\n\ndef passthrough(fn):\n'
+                '    @functools.wraps(fn)\n    def wrapper(x):\n        return x\n    return wrapper\n\n'
+                '@udf("string")\n@passthrough\ndef label(text):\n    return "constant"\n\n'
+                'pdf = spark.table("reviews").withColumn("l", label("body")).groupBy("l").count().toPandas()\n'),
     )
     valid = (
         Valid(_SETUP + 'importance = spark.table("model_runs").limit(20)\n'

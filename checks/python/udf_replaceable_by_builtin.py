@@ -207,7 +207,7 @@ class _Scan:
             return False
         if not self.ok(test.comparator) or not self.uses_param:
             return False
-        self.add("Column.rlike (one pattern of the characters or words)")
+        self.add("Column.rlike of one pattern of them (a string column) / F.arrays_overlap (an array column)")
         return True
 
     def _constant_int(self, node) -> bool:

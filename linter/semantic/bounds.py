@@ -105,8 +105,12 @@ def source_bound(text: str, bound_of):
     for join in tree.args.get("joins") or ():
         if (join.side or "LEFT").upper() != "LEFT" or (join.kind or "").upper() not in ("ANTI", "SEMI"):
             return None  # only a left anti or semi join keeps the left side's rows, and no more
-    if tree.find(exp.Explode, exp.Inline, exp.Stack, exp.Unnest, exp.Lateral) is not None:
-        return None  # (a subquery in WHERE or in the select list adds no rows)
+    if tree.find(exp.Explode, exp.Inline, exp.Stack, exp.Unnest, exp.Lateral, exp.Cube, exp.Rollup,
+                 exp.GroupingSets) is not None:
+        return None  # (a subquery in WHERE or in the select list adds no rows; grouping sets may add a few times)
+    group = tree.args.get("group")
+    if group is not None and any(group.args.get(k) for k in ("rollup", "cube", "totals", "grouping_sets")):
+        return None
     table = source.this
     name = ".".join(part.name for part in table.parts)
     bound = bound_of(name)

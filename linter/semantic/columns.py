@@ -125,7 +125,9 @@ class FewValues:
         return None
 
     def few_keys(self, receiver, node: cst.Call) -> Optional[int]:
-        """At most how many groups `groupBy(keys)` makes, when every key is a column of few values."""
+        """At most how many groups `groupBy(keys)` makes, when every key is a column of few values (`rollup` and
+        `cube` add a subtotal, a null, per key)."""
+        subtotals = 1 if method_name(node) in ("rollup", "cube") else 0
         schema = receiver.detail if isinstance(receiver.detail, Schema) else None
         few = receiver.few or {}
         total = 1
@@ -142,7 +144,7 @@ class FewValues:
                 count = self.few_values(arg.value)  # `groupBy(F.col("amount") > 100)`
             if count is None:
                 return None
-            total *= count
+            total *= count + subtotals
         return total if total <= _MANY else None
 
     def few_rows(self, receiver) -> Optional[int]:
@@ -167,6 +169,12 @@ def _returned_literals(function) -> Optional[int]:
         return None if values is None else len(values) + 1
     if not isinstance(function, cst.FunctionDef):
         return None
+    for decorator in function.decorators:
+        inner = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+        name = inner.attr.value if isinstance(inner, cst.Attribute) else inner.value if isinstance(inner, cst.Name) \
+            else None
+        if name not in ("udf", "pandas_udf"):
+            return None  # another decorator may return anything in place of the function's literals
     values = set()
     stack = [function.body]
     while stack:

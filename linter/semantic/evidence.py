@@ -306,6 +306,10 @@ class Evidence:
                 # `df = df.join(lookup, "id")`: the name still comes from elsewhere (a snippet, another cell)
                 stack.append(node.value)
                 continue
+            elif cls in (cst.MatchAs, cst.MatchStar) and node.name is not None:
+                names.add(node.name.value)  # `case {"udf": udf}:` captures a name
+            elif cls is cst.MatchMapping and node.rest is not None:
+                names.add(node.rest.value)
             elif cls in (cst.AssignTarget, cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign, cst.NamedExpr,
                          cst.AsName, cst.Global, cst.Nonlocal):
                 target = getattr(node, "target", None) or getattr(node, "name", None)

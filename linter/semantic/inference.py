@@ -156,27 +156,45 @@ class Inference:
     def written_bound(self, target: Optional[str]):
         """The bound of a table, path or view this file wrote from a frame proven small (see Scopes._write); None
         when it wrote nothing there, or wrote a frame not proven small."""
-        if target is None or not self.written_small:
-            return None
+        if target is None or len(self.written_small) < 2:
+            return None  # (the one entry is the set of tainted targets)
         key = target.rstrip("/")
+        key = key if "/" in key or ":" in key else key.lower()
+        tainted = self.written_small["\0tainted"]
+        if None in tainted or key in tainted or ("Tables/" + key) in tainted:
+            return None  # (None: a write the file cannot name, or SQL that may write anything, came first)
         bound = self.written_small.get(key, self.written_small.get("Tables/" + key))
         return None if bound == UNBOUNDED else bound
 
     def target_key(self, node) -> Optional[str]:
         """How a table, path or view is named, to match a write with a read: the text when the file proves it,
-        else the expression itself for a constant's item or attribute (`CONFIG["source"]`, `cfg.TABLE`), written
-        `{CONFIG["source"]}`. A plain name the file does not prove is not a key: it may hold another value by then."""
+        else the expression itself for an item or attribute of a module-level constant bound once and never
+        changed in place (`CONFIG["source"]`, `cfg.TABLE`), written `{CONFIG["source"]}`. A plain name the file
+        does not prove is not a key: it may hold another value by then."""
         text = self.text_of(node)
         if text is not None:
             return text
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             item = literal_string(node.slice[0].slice.value)
-            base = dotted_name(node.value)
-            return f'{{{base}["{item}"]}}' if item is not None and base is not None else None
+            base = node.value
+            if item is not None and isinstance(base, cst.Name) and self._constant_container(base.value):
+                return f'{{{base.value}["{item}"]}}'
+            return None
         if isinstance(node, cst.Attribute):
             name = dotted_name(node)
-            return f"{{{name}}}" if name is not None and not name.startswith("self.") else None
+            root = name.split(".", 1)[0] if name is not None else None
+            if root is not None and root != "self" and self._constant_container(root):
+                return f"{{{name}}}"
         return None
+
+    def _constant_container(self, name: str) -> bool:
+        """A module-level name bound once, not rebound in the scopes around (a parameter, a local), and never
+        changed in place by the file (`CONFIG["k"] = ...`, `CONFIG.update(...)`, `cfg.TABLE = ...`)."""
+        if any(name in scope.names for scope in self.scopes[1:]) or self.module_assignment(name) is None:
+            return False
+        changed = re.compile(rf"(?<![\w.]){re.escape(name)}\s*(?:\[[^\]\n]*\]|\.\w+)\s*(?:[-+*/|&]?=(?!=))"
+                             rf"|(?<![\w.]){re.escape(name)}\.(?:update|setdefault|pop|popitem|clear|__setitem__)\s*\(")
+        return changed.search(self.text or "") is None
 
     def _self_attribute(self, attr: str) -> Optional[Value]:
         """``self.attr`` in a method: what the class assigns it, or what its use in the class says."""
@@ -348,7 +366,7 @@ class Inference:
             return Value(DATAFRAME, UNBOUNDED, node=node)  # unknown SQL: nothing bounds it
         flags = {"shuffle"} if _SQL_SHUFFLE.search(text) else None
         bound = sql_bound(text)
-        if bound == UNBOUNDED and self.written_small:
+        if bound == UNBOUNDED and len(self.written_small) > 1:
             bound = self._sql_over_written(arg) or bound
         return Value(DATAFRAME, bound, node=node, flags=flags)
 
@@ -499,7 +517,11 @@ class Inference:
             if method == "pivot":
                 return receiver
             if method in _GROUPED_RESULT:
-                return Value(DATAFRAME, receiver.bound, node=node, flags=set(receiver.flags or ()) | {"shuffle"})
+                bound = receiver.bound
+                if method in ("applyInPandas", "apply", "applyInArrow"):
+                    # the function returns any number of rows per group: the groups bound nothing, the frame does
+                    bound = receiver.detail if receiver.detail is not None else UNBOUNDED
+                return Value(DATAFRAME, bound, node=node, flags=set(receiver.flags or ()) | {"shuffle"})
             return None
         if kind == NA:
             if method in ("fill", "drop", "replace"):
@@ -655,7 +677,9 @@ class Inference:
         if not isinstance(function, cst.FunctionDef) or scope.params.get(name) is not value:
             return value  # not a parameter, or rebound since
         if function.name.value in self.package_callers:
-            return self._with_package_callers(value, function, name)
+            position = next(i for i, sc in enumerate(self.scopes) if sc is scope)
+            in_class = position > 0 and self.scopes[position - 1].kind == "class"
+            return self._with_package_callers(value, function, name, in_class)
         sites = self.call_sites.get(function.name.value)
         if not sites or self.later_defs.get(function.name.value) is not function:
             return value
@@ -669,26 +693,31 @@ class Inference:
         bound = None if any(b is None for b in bounds) else max(ints) if len(ints) == len(bounds) else BOUNDED
         return Value(value.kind, bound, value.detail, value.node, value.flags, value.why)
 
-    def _with_package_callers(self, value: Value, function: cst.FunctionDef, name: str) -> Value:
-        """A DataFrame parameter of a function that this file never calls and that the other modules of its
-        package call (linter/callers.py): small when every one of those calls passes a frame its module shows
-        to be small (`createDataFrame` of the driver's rows, `limit(n)`), else as it was."""
+    def _with_package_callers(self, value: Value, function: cst.FunctionDef, name: str, in_class: bool) -> Value:
+        """A DataFrame parameter of a function that this file never names again and that the other modules of
+        its package call (linter/callers.py): small when every one of those calls passes a frame its module
+        shows to be small (`createDataFrame` of literal rows, `limit(n)`), else as it was."""
         fname = function.name.value
-        text = self.text or ""
-        if self._calls_by_name().get(fname) or text.count(f".{fname}(") or len(re.findall(rf"\bdef\s+{fname}\s*\(", text)) != 1:
-            return value  # called here too, or defined twice: the file's own calls decide
+        if len(re.findall(rf"(?<![\w]){re.escape(fname)}(?![\w])", self.text or "")) != 1:
+            return value  # named here again (a call, a callback, a second def): the file's own uses decide
         params = function.params
         positional = [p.name.value for p in (*params.posonly_params, *params.params)]
         index = positional.index(name) if name in positional else None
-        if index is not None and positional[:1] in (["self"], ["cls"]) and not _static(function):
-            index -= 1  # `obj.method(df)`: self is not among the arguments
+        if index is not None and in_class and not _static(function):
+            index -= 1  # `obj.method(df)`, `cls.method(df)`: the instance or class is not among the arguments
+        sizes = []
         for passed, keywords in self.package_callers[fname]:
             size = dict(keywords).get(name)
-            if size is None and index is not None and index < len(passed):
+            if size is None and index is not None and 0 <= index < len(passed):
                 size = passed[index]
-            if size != "small":
+            if size is None or size == "unknown":
                 return value  # one caller passes something not shown small (or passes nothing: the default)
-        return Value(value.kind, BOUNDED, value.detail, value.node, value.flags, value.why)
+            sizes.append(size)
+        if not sizes:
+            return value
+        ints = [n for n in sizes if isinstance(n, int)]
+        bound = max(ints) if len(ints) == len(sizes) else BOUNDED
+        return Value(value.kind, bound, value.detail, value.node, value.flags, value.why)
 
     def _callers_bound(self, function: cst.FunctionDef, name: str):
         params = function.params
@@ -785,14 +814,13 @@ class Inference:
         if method in _GROUPING:
             if not node.args:  # groupBy() with no keys: a global aggregate
                 grouped = 1
-            elif self.few_keys(receiver, node) is not None:
-                # keys of few values: `groupBy("is_glass").count()` holds true, false and null at most
-                grouped = self.few_keys(receiver, node)
+            elif (few := self.few_keys(receiver, node)) is not None:
+                grouped = few  # keys of few values: `groupBy("is_glass").count()` holds true, false and null at most
             elif bound is None or bound == UNBOUNDED:
                 grouped = bound
             else:
                 grouped = bound  # groups of a bounded frame are bounded too
-            return Value(GROUPED, grouped, node=node)
+            return Value(GROUPED, grouped, detail=bound, node=node)  # detail: the frame's own bound
         if method in _COMBINE:
             args = positional_args(node)
             other = self._infer(args[0]) if args else None

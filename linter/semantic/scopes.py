@@ -48,7 +48,19 @@ class _Scope:
 
 
 # a writer's last call, the one that writes (not `insertInto`: it adds to what the table holds)
-_WRITE_TERMINALS = frozenset("save saveAsTable parquet csv json orc delta".split())
+_WRITE_TERMINALS = frozenset("save saveAsTable parquet csv json orc delta insertInto".split())
+_SQL_QUERY = re.compile(r"^\s*(\(\s*)*(select|with|from|values|table|show|describe|desc|explain)\b", re.I)
+
+
+_TAINTED = "\0tainted"  # the key of `written_small` holding the targets a function writes with a frame not proven small
+
+
+def _written_key(key: str) -> str:
+    """Table and view names match in any case (Spark's catalog does); paths keep theirs."""
+    key = key.rstrip("/")
+    return key if "/" in key or ":" in key else key.lower()
+
+
 _VIEWS = frozenset("createOrReplaceTempView createTempView createOrReplaceGlobalTempView createGlobalTempView".split())
 
 
@@ -152,7 +164,7 @@ class Scopes:
         self.dead = 0
         self._flags: Optional[dict[str, bool]] = None
         # tables and paths this file wrote (overwrite, not append) from a frame proven small: target -> bound
-        self.written_small: dict[str, object] = {}
+        self.written_small: dict[str, object] = {_TAINTED: set()}
 
     # -- hooks called by the walk ------------------------------------------------
     def hooks(self):
@@ -509,16 +521,27 @@ class Scopes:
 
     def _write(self, node: cst.Expr) -> None:
         """`spark.createDataFrame(pdf).write.mode("overwrite").save("Tables/x")`: a later `load("Tables/x")` or
-        `spark.table("x")` of this file reads back as few rows as were written (a notebook's own small table).
-        Appends, writes in loops or in dead blocks, and targets the file does not spell out are not recorded.
-        `df.createOrReplaceTempView(name)` the same way: `spark.sql` over the view reads what `df` holds."""
+        `spark.table("x")` of this file reads back as few rows as were written (a notebook's own small table);
+        `df.createOrReplaceTempView(name)` the same way: `spark.sql` over the view reads what `df` holds.
+        Only a write that surely happens, of a frame proven small, vouches for a later read: one in a loop or
+        under a condition, an append, an `insertInto`, a frame not proven small records the target as unbounded
+        from then on; a write or view whose name the file cannot spell, and SQL that writes or defines (`INSERT`,
+        `CREATE ... VIEW`, `MERGE`, SQL the file does not show), forget every target recorded before."""
         call = node.value
-        if not isinstance(call, cst.Call) or self.in_loop or self.dead:
+        if not isinstance(call, cst.Call) or self.dead:
             return
         method = method_name(call)
         if method in _VIEWS:
             args = positional_args(call)
             self._record_written(args[0] if args else keyword_arg(call, "name"), self.infer(call.func.value))
+            return
+        if method == "sql" and len(self.written_small) > 1:
+            receiver = self.infer(call.func.value)
+            args = positional_args(call)
+            if receiver is not None and receiver.kind == SESSION and args:
+                text = self.sql_text(args[0])
+                if text is None or not _SQL_QUERY.match(text):
+                    self._forget_written()  # it may write or define any table or view
             return
         if method not in _WRITE_TERMINALS:
             return
@@ -531,20 +554,33 @@ class Scopes:
             if method_name(inner) == "mode" and inner.args:
                 mode = inner.args[0].value
             inner = inner.func.value
-        if mode is not None and (literal_string(mode) or "").lower() not in ("overwrite", "error", "errorifexists"):
-            return
         args = positional_args(call)
-        self._record_written(args[0] if args else keyword_arg(call, "path") or keyword_arg(call, "name"),
-                             self.infer(writer.node.value))
+        target = args[0] if args else keyword_arg(call, "path") or keyword_arg(call, "name") \
+            or keyword_arg(call, "tableName")
+        replaces = method != "insertInto" and (
+            mode is None or (literal_string(mode) or "").lower() in ("overwrite", "error", "errorifexists"))
+        self._record_written(target, self.infer(writer.node.value) if replaces else None)
+
+    def _forget_written(self) -> None:
+        tainted = self.written_small[_TAINTED]
+        self.written_small.clear()
+        self.written_small[_TAINTED] = tainted | {None}  # None: every name is tainted from now on
 
     def _record_written(self, target, frame: Optional[Value]) -> None:
-        """What a table, path or view named by ``target`` holds from now on: the frame's bound when it is proven
-        small, else UNBOUNDED (a later read must not take an earlier small write's bound)."""
+        """What a table, path or view named by ``target`` holds from now on: the frame's bound when the write
+        surely happens and the frame is proven small, else UNBOUNDED (a later read must not take an earlier small
+        write's bound); every record is forgotten when the name cannot be spelled."""
         key = self.target_key(target) if target is not None else None
-        if key is None or frame is None or frame.kind != DATAFRAME:
+        if key is None:
+            self._forget_written()
             return
-        small = frame.bound not in (None, UNBOUNDED)
-        self.written_small[key.rstrip("/")] = frame.bound if small else UNBOUNDED
+        sure = not self.in_loop and not self.scopes[-1].cond
+        small = sure and frame is not None and frame.kind == DATAFRAME and frame.bound not in (None, UNBOUNDED)
+        key = _written_key(key)
+        self.written_small[key] = frame.bound if small else UNBOUNDED
+        if not small and len(self.scopes) > 1:
+            # in a function: it may run at any time, after any small write of the module (a `refresh()`)
+            self.written_small[_TAINTED].add(key)
 
     def _assign(self, node: cst.Assign) -> None:
         value = self.infer(node.value)

@@ -164,9 +164,18 @@ def merge(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
         return Value(known.kind, None, None, known.node)
     if a.kind != b.kind:
         return None
+    few = _merged_few(a.few, b.few)
     if a.bound == b.bound:
-        return a
-    return Value(a.kind, None, a.detail, a.node)
+        return a if few == a.few else Value(a.kind, a.bound, a.detail, a.node, a.flags, a.why, few)
+    return Value(a.kind, None, a.detail, a.node, few=few)
+
+
+def _merged_few(a: Optional[dict], b: Optional[dict]) -> Optional[dict]:
+    """Columns of few values in both branches, with the larger count (semantic/columns.py)."""
+    if not a or not b:
+        return None
+    both = {name: max(count, b[name]) for name, count in a.items() if name in b}
+    return both or None
 
 
 

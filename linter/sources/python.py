@@ -27,7 +27,7 @@ _SCALA_HINTS = (
      "write `expr.alias(\"name\")`"),
     (re.compile(r"^\s*val\s+[A-Za-z_]\w*\s*(?::[^=]+)?=(?!=)"), "`val x = ...` is Scala: in Python write `x = ...`"),
     (re.compile(r"\$\"[^\"]*\""), "`$\"col\"` is Scala: in Python write `F.col(\"col\")`"),
-    (re.compile(r"=>"), "`x => ...` is a Scala function: in Python write `lambda x: ...`"),
+    (re.compile(r"=>"), "`=>` is not Python: `>=` for a comparison, `lambda x: ...` for a Scala function"),
     (re.compile(r"^\s*import\s+org\.apache\.spark"), "this is a Scala import: PySpark's are `from pyspark... import ...`"),
     (re.compile(r"(?<![\w.])\d+[lL]\b"), "`5L` is a long literal of Scala or Python 2: in Python 3 write `5`"),
     (re.compile("[\u2018\u2019\u201c\u201d]"), "typographic quotes, pasted from a document: write straight quotes"),
@@ -130,12 +130,24 @@ def parse(text: str) -> cst.Module:
         raise SourceError("cannot parse Python: nesting too deep") from None
 
 
+_STRING_TEXT = re.compile(r"'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"")
+_NOT_AN_ALIAS = re.compile(r"^\s*(?:with|async\s+with|except|import|from|case)\b")
+
+
 def _scala_hint(text: str, row: int) -> str:
-    """" (`val x = ...` is Scala: ...)" when the line that does not parse holds Scala; else ""."""
+    """" (`val x = ...` is Scala: ...)" when the line that does not parse holds Scala (read without its strings'
+    text and its comment), or typographic quotes; else ""."""
     lines = text.splitlines()
     line = lines[row - 1] if 0 < row <= len(lines) else ""
+    code = _STRING_TEXT.sub(lambda m: m.group(0)[0] * 2, line).split("#", 1)[0]
     for pattern, hint in _SCALA_HINTS:
-        if pattern.search(line):
+        if hint.startswith("typographic"):
+            if pattern.search(line):
+                return f" ({hint})"
+            continue
+        if hint.startswith("`expr as") and _NOT_AN_ALIAS.match(code):
+            continue  # `with open(a) as f`, `except E as e`, `import x as y`: Python's own `as`
+        if pattern.search(code):
             return f" ({hint})"
     return ""
 
