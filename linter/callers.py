@@ -83,20 +83,22 @@ def package_callers(path: str, text: str, read, analyse: bool = True) -> tuple:
     files = _package_files(root)
     if not files:
         return (), {}
-    index = _package_index(files, read)
+    watched, index = _package_index(files, read)
     mentioning = sorted({f for name in names for f in index.get(name, ())} - {own})
-    missing = names - index.keys() if own in files else names
-    if missing:  # names only this file defines with a DataFrame parameter (or a file outside the listing)
+    missing = names - watched
+    if missing:  # names only this file defines with a DataFrame parameter (a file outside the listing)
         mentioning = sorted(set(mentioning) | set(_mentioning(files, frozenset(missing), read)) - {own})
+        watched = watched | missing
     seen, calls = [], {}
     for other in mentioning:
         data = read(other)
         if data is None:
             continue
-        seen.append(f"calls:{os.path.relpath(other, root)}={_digest(data)}")
-        if analyse:
-            for name, found in _calls_in(data, names).items():
-                calls.setdefault(name, []).extend(found)
+        seen.append(_file_key(other, root, data))
+        if analyse:  # (read for every name the package watches: one reading of a module serves every file)
+            for name, found in _calls_in(data, watched).items():
+                if name in names:
+                    calls.setdefault(name, []).extend(found)
     if not seen:
         seen.append(f"calls:none:{','.join(sorted(names))}")  # a module that starts calling must change the key
     return tuple(seen), {name: tuple(found) for name, found in calls.items()}
@@ -137,9 +139,11 @@ def _package_files(root: str) -> tuple:
     return tuple(out)
 
 
-def _package_index(files: tuple, read) -> dict:
-    """{function name: modules mentioning it} for every name that some module of the package defines with a
-    DataFrame parameter: one pass over each module, whatever the number of files that ask."""
+@functools.lru_cache(maxsize=64)
+def _package_index(files: tuple, read) -> tuple:
+    """(the names some module of the package defines with a DataFrame parameter, {name: modules mentioning
+    it}): one pass over each module per run, whatever the number of files that ask; kept across runs (the
+    language server) while no module's stamp changes."""
     stamps = []
     for path in files:
         try:
@@ -151,20 +155,21 @@ def _package_index(files: tuple, read) -> dict:
 
 
 @functools.lru_cache(maxsize=64)
-def _index_of(stamps: tuple, read) -> dict:
+def _index_of(stamps: tuple, read) -> tuple:
     datas = {path: read(path) for path, _, _ in stamps}
     watched = set()
     for data in datas.values():
         if data is not None and b"DataFrame" in data:
             watched |= dataframe_functions_defined(data.decode("utf-8", "replace"))
+    watched = frozenset(watched)
     if not watched:
-        return {}
+        return watched, {}
     found: dict = {}
     for path, data in datas.items():
         if data is not None:
-            for name in _mentions(data, frozenset(watched)):
+            for name in _mentions(data, watched):
                 found.setdefault(name, []).append(path)
-    return {name: tuple(paths) for name, paths in found.items()}
+    return watched, {name: tuple(paths) for name, paths in found.items()}
 
 
 def _mentioning(files: tuple, names: frozenset, read) -> list:
@@ -172,8 +177,12 @@ def _mentioning(files: tuple, names: frozenset, read) -> list:
 
 
 def _mentions(data: bytes, names: frozenset) -> set:
-    pattern = re.compile(rb"(?<![\w])(" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")(?![\w])")
-    return {m.decode() for m in pattern.findall(data)}
+    return {m.decode() for m in _mention_pattern(names).findall(data)}
+
+
+@functools.lru_cache(maxsize=256)
+def _mention_pattern(names: frozenset):
+    return re.compile(rb"(?<![\w])(" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")(?![\w])")
 
 
 def clear_caches() -> None:
@@ -181,11 +190,13 @@ def clear_caches() -> None:
     bytes hold is kept, by those bytes, and the index by the modules' stamps."""
     _package_root.cache_clear()
     _package_files.cache_clear()
+    _package_index.cache_clear()
 
 
-@functools.lru_cache(maxsize=1024)
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+@functools.lru_cache(maxsize=8192)
+def _file_key(path: str, root: str, data: bytes) -> str:
+    """A calling module's part of the cache key: where it is and what it holds."""
+    return f"calls:{os.path.relpath(path, root)}={hashlib.blake2b(data, digest_size=16).hexdigest()}"
 
 
 _EVERYTHING_UNKNOWN = ((UNKNOWN,) * 12, ())
