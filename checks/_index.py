@@ -264,7 +264,7 @@ MODULES = {
     'python/show_in_code.py': 6207,
     'python/sort_overridden_by_later_sort.py': 4706,
     'python/stale_column_reference.py': 9518,
-    'python/topandas_on_unbounded_dataframe.py': 6125,
+    'python/topandas_on_unbounded_dataframe.py': 6477,
     'python/topandas_without_arrow.py': 8256,
     'python/udf_calls_udf.py': 3468,
     'python/udf_in_predicate.py': 9795,

@@ -90,6 +90,10 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
         Valid(_SETUP + 'pdf = spark.table("sales").limit(10_000).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").groupBy().agg(F.sum("amount")).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").describe().toPandas()\n'),
+        # a lakehouse table the notebook wrote from literal rows, read back by its name in another case
+        Valid(_SETUP + 'small = spark.createDataFrame([(1, 2.5)], ["id", "price"])\n'
+              'small.write.format("delta").mode("overwrite").save("Tables/practiceData")\n'
+              'pdf = spark.read.table("practicedata").toPandas()\n'),
         # a UDF of three literals: four groups at most (null counted), whatever the table holds
         Valid(_SETUP + 'from pyspark.sql.functions import udf\nfrom pyspark.sql.types import StringType\n\n'
               'def sentiment(text):\n    polarity = score(text)\n    if polarity > 0:\n        return "Positive"\n'

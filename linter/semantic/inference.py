@@ -14,6 +14,7 @@ from linter.semantic.api import (
 )
 from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, source_bound, sql_bound
 from linter.semantic.templates import sql_template
+from linter.semantic.scopes import _written_key
 from linter.semantic.evidence import is_foreign
 from linter.sources.python import child_nodes
 from linter.semantic.values import (
@@ -158,8 +159,7 @@ class Inference:
         when it wrote nothing there, or wrote a frame not proven small."""
         if target is None or len(self.written_small) < 2:
             return None  # (the one entry is the set of tainted targets)
-        key = target.rstrip("/")
-        key = key if "/" in key or ":" in key else key.lower()
+        key = _written_key(target)
         tainted = self.written_small["\0tainted"]
         if None in tainted or key in tainted or ("Tables/" + key) in tainted:
             return None  # (None: a write the file cannot name, or SQL that may write anything, came first)

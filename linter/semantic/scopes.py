@@ -58,6 +58,8 @@ _TAINTED = "\0tainted"  # the key of `written_small` holding the targets a funct
 def _written_key(key: str) -> str:
     """Table and view names match in any case (Spark's catalog does); paths keep theirs."""
     key = key.rstrip("/")
+    if key.startswith("Tables/") and "/" not in key[7:]:
+        return "Tables/" + key[7:].lower()  # a Fabric lakehouse's table, named in any case
     return key if "/" in key or ":" in key else key.lower()
 
 
