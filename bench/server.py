@@ -33,7 +33,12 @@ a real file instead (a copy of it).
    code rows of every corpus file over 30 kB (a letter typed in a string, or a
    comment at the end of a line), each checked partially where the plan allows
    and whole: how often the partial answer is the whole file's, what each
-   costs, and why the others needed the whole file.
+   costs, and why the others needed the whole file; then the same on the timed
+   file itself (the 2,000-line one, or ``--file``).
+
+``--inside NAME`` puts the code edits in the strings of one function or method
+(``--inside __post_init__`` on spark-expectations' context.py: a constructor
+setting 130 attributes) instead of five functions spread over the file.
 """
 
 from __future__ import annotations
@@ -158,22 +163,35 @@ class Bench:
             text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]))
 
 
-def code_places(text: str, count: int) -> list:
+def code_places(text: str, count: int, inside: str | None = None) -> list:
     """(row, column) just inside a string literal of a function body, in functions spread over the file:
-    typing in the code, where an edit changes what Python reads (the first line is a comment)."""
+    typing in the code, where an edit changes what Python reads (the first line is a comment). ``inside``: in
+    the strings of the first function or method of that name instead, spread over its body."""
     import ast
 
     module = ast.parse(text)
     places = []
+    formatted = {id(v) for n in ast.walk(module) if isinstance(n, ast.JoinedStr) for v in n.values}
     functions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     functions += [m for n in module.body if isinstance(n, ast.ClassDef) for m in n.body
                   if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
     functions.sort(key=lambda f: f.lineno)
-    for fn in functions:
+    if inside is not None:
+        fn = next((f for f in functions if f.name == inside), None)
+        if fn is None:
+            raise SystemExit(f"no function or method named {inside!r} in the file")
         for node in ast.walk(fn):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.lineno == node.end_lineno \
-                    and node.lineno > fn.lineno and node.value.isidentifier():
+                    and node.lineno > fn.lineno and node.value.isidentifier() and id(node) not in formatted:
                 places.append((node.lineno - 1, node.col_offset + 1))
+        places.sort()
+        if not places:
+            raise SystemExit(f"{inside!r} has no one-word string literal to type in")
+    for fn in () if inside is not None else functions:
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.lineno == node.end_lineno \
+                    and node.lineno > fn.lineno and node.value.isidentifier() and id(node) not in formatted:
+                places.append((node.lineno - 1, node.col_offset + 1))  # (a part of an f-string has no column)
                 break
     step = max(1, len(places) // count)
     return places[::step][:count]
@@ -300,6 +318,19 @@ def agreement(paths: list, per_file: int, seed: int = 14) -> dict:
     return out
 
 
+def report_agreement(got: dict) -> None:
+    partial = got["partial"]
+    print(f"{got['edits']} edits at random rows: {partial} partial ({partial / max(1, got['edits']):.0%}), of which "
+          f"{got['same']} gave the whole file's answer ({got['same'] / max(1, partial):.1%}); median "
+          f"{statistics.median(got['partial_s']) * 1000:.0f} ms partial vs "
+          f"{statistics.median(got['whole_s']) * 1000:.0f} ms whole (in-process)"
+          if partial else f"no partial check among {got['edits']} edits")
+    for reason, n in sorted(got["why"].items(), key=lambda kv: -kv[1]):
+        print(f"  whole file, {n}: {reason}")
+    for where in got.get("differ", []):
+        print(f"  partial answer not the whole file's (the server's whole-file check corrects it): {where}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--edits", type=int, default=1000)
@@ -307,22 +338,18 @@ def main() -> None:
     parser.add_argument("--file", help="time edits of this file (a copy of it) instead of the 2,000-line one")
     parser.add_argument("--agreement", type=int, default=8, metavar="N",
                         help="edits per corpus file for the partial-versus-whole comparison (0: skip it)")
+    parser.add_argument("--inside", metavar="NAME", help="make the code edits in the strings of this function "
+                        "or method (the first of the name), e.g. __post_init__, instead of five spread over the file")
+    parser.add_argument("--no-corpus", action="store_true",
+                        help="measure the agreement on the timed file only, not on the corpus")
     args = parser.parse_args()
-    if args.agreement:
+    if args.agreement and not args.no_corpus:
         corpus = os.path.join(os.path.dirname(ROOT), "shared", "data", "pyspark-corpus")
         paths = sorted(p for p in glob.glob(os.path.join(corpus, "**", "*.py"), recursive=True)
                        if os.path.getsize(p) > 30000)
         got = agreement(paths, args.agreement)
-        partial = got["partial"]
-        print(f"partial checks on {len(paths)} corpus files over 30 kB, {got['edits']} edits at random rows: "
-              f"{partial} partial ({partial / max(1, got['edits']):.0%}), of which {got['same']} gave the whole "
-              f"file's answer ({got['same'] / max(1, partial):.1%}); median {statistics.median(got['partial_s']) * 1000:.0f}"
-              f" ms partial vs {statistics.median(got['whole_s']) * 1000:.0f} ms whole (in-process)"
-              if partial else f"no partial check among {got['edits']} edits")
-        for reason, n in sorted(got["why"].items(), key=lambda kv: -kv[1]):
-            print(f"  whole file, {n}: {reason}")
-        for where in got.get("differ", []):
-            print(f"  partial answer not the whole file's (the server's whole-file check corrects it): {where}")
+        print(f"partial checks on {len(paths)} corpus files over 30 kB, ", end="")
+        report_agreement(got)
     with tempfile.TemporaryDirectory() as directory:
         if args.file:
             path = os.path.join(directory, os.path.basename(args.file))
@@ -346,11 +373,15 @@ def main() -> None:
         incremental.check(None, path, text, Resolver({}, cwd=directory).for_path(path), "python")
         print(f"os.fork of this process (the engine loaded, the file checked; {rss_kib(os.getpid()) / 1024:.0f} MiB"
               f" resident), median of 5: {fork_seconds() * 1000:.1f} ms")
-        places = code_places(text, 5)
+        if args.agreement:
+            print("partial checks on the timed file, ", end="")
+            report_agreement(agreement([path], args.agreement))
+        places = code_places(text, 5, args.inside)
         result = asyncio.run(run(path, text, args.edits, args.timed, places))
         whole = asyncio.run(run(path, text, 0, max(3, args.timed // 5), places[:1], incremental=False))
         print(f"server: first diagnostics after open {result['first'] * 1000:.0f} ms ({result['findings']} findings)")
-        for name, got in (("a comment line", result["comment"]), (f"code ({len(places)} functions)", result["code"]),
+        where = f"{len(places)} places in {args.inside}" if args.inside else f"{len(places)} functions"
+        for name, got in (("a comment line", result["comment"]), (f"code ({where})", result["code"]),
                           ("code after a pause, the last whole-file check running", result["busy"]),
                           ("code, incremental off", whole["code"])):
             median = statistics.median(got)

@@ -311,3 +311,148 @@ def test_partial_answers_on_the_fixture_jobs_are_the_whole_files(path):
         partial += 1
         assert _same_items(analysis.items, whole(path, new).items), (row + 1, edited)
     assert partial > 0 or not state.chunks  # a Python 2 cell: CPython cannot read the file, always whole
+
+
+TWO_JOBS = textwrap.dedent('''\
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    spark = SparkSession.builder.getOrCreate()
+
+    # --- job one: the day's orders ---
+    orders = spark.read.parquet("s3://lake/orders")
+    orders = orders.dropDuplicates(["order_id"])
+    print(orders.count())
+    big = orders.filter(F.col("amount") > 100).collect()
+
+    # --- job two: the refunds, the same names again ---
+    from pyspark.sql import functions as F
+
+    orders = spark.read.parquet("s3://lake/refunds").dropDuplicates(["refund_id"])
+    print(orders.count())
+    small = orders.filter(F.col("amount") < 10).collect()
+
+
+    ''') + helpers(40)
+
+
+def test_a_name_bound_afresh_cuts_the_link_to_its_earlier_binding(tmp_path, monkeypatch):
+    """Two jobs one after another bind `orders`: an edit of the second job's reader re-checks the second
+    binding and its readers, not the first job (its items are kept); the second copy of an import and the
+    section comments are left out of the partial file. A binding that reads the name (`orders =
+    orders.dropDuplicates(...)`) cuts nothing: an edit below it still reaches the binding above."""
+    path = str(tmp_path / "two_jobs.py")
+    state, settings, new, plan = planned(path, TWO_JOBS, '< 10).collect()', '< 20).collect()', "SPK109")
+    assert 'spark.read.parquet("s3://lake/refunds")' in plan.text and "small = orders" in plan.text
+    assert 's3://lake/orders"' not in plan.text and "big = orders" not in plan.text
+    assert plan.text.count("import functions as F") == 1 and "# --- job" not in plan.text
+    analysis, _ = inc.check(state, path, new, settings, "python")
+    full = whole(path, new)
+    assert _same_items(analysis.items, full.items)
+    assert [r for c, r, _ in summary(full.items) if c == "SPK109"] == [10, 17]  # each job's own count
+    monkeypatch.setattr(inc, "REBINDING_CUTS", False)  # every binding linked: the first job comes in too
+    assert 's3://lake/orders"' in inc.plan(state, new).text
+    monkeypatch.undo()
+    state, settings, new, plan = planned(path, TWO_JOBS, '> 100).collect()', '> 200).collect()')
+    assert 's3://lake/orders"' in plan.text and "dropDuplicates" in plan.text and "s3://lake/refunds" not in plan.text
+    analysis, _ = inc.check(state, path, new, settings, "python")
+    assert _same_items(analysis.items, whole(path, new).items)
+
+
+def test_an_edit_of_one_assignment_in_a_long_constructor_rechecks_its_readers_only(tmp_path):
+    """A constructor setting many attributes: an edit of one assignment re-checks that statement and the
+    methods reading its attribute, not every method reading any attribute the constructor sets; the
+    constructor's other statements keep their items (the collect in it is reported once, from the last
+    answer), and the partial file keeps of them only what the checked method reads."""
+    flags = "".join(f"        self.flag_{i}: bool = False\n" for i in range(30))
+    job = textwrap.dedent('''\
+        from pyspark.sql import DataFrame, SparkSession
+
+
+        class Pipeline:
+            def __init__(self, spark: SparkSession):
+                """The frames of one run."""
+                self.orders: DataFrame = spark.table("sales.orders")
+                self.refunds: DataFrame = spark.table("sales.refunds")
+                self.countries = spark.table("ref.countries").collect()
+                self.limit = 10
+        ''') + flags + (
+        "\n"
+        "    def first_rows(self) -> list:\n"
+        "        return self.orders.limit(self.limit).collect()\n"
+        "\n"
+        "    def every_refund(self) -> list:\n"
+        "        return self.refunds.collect()\n\n\n") + helpers(40)
+    path = str(tmp_path / "pipeline.py")
+    state, settings, new, plan = planned(path, job, "self.limit = 10", "self.limit = 20", "SPK101")
+    assert plan.focus is not None and plan.focus.statements == {4}  # the fifth statement of the body
+    rechecked = {plan.chunks[i].text.split("\n")[0].strip() for i in plan.recheck}
+    assert rechecked == {"def __init__(self, spark: SparkSession):", "def first_rows(self) -> list:"}
+    assert "self.orders: DataFrame" in plan.text and "self.limit = 20" in plan.text
+    assert "self.countries" not in plan.text and "self.flag_" not in plan.text and "every_refund" not in plan.text
+    analysis, _ = inc.check(state, path, new, settings, "python")
+    full = whole(path, new)
+    assert _same_items(analysis.items, full.items)
+    assert [r for c, r, _ in summary(full.items) if c == "SPK101"] == [9, 46]  # the constructor's kept
+    # a comment in it: only its statement's items are new (its reader is context: a use-count is reported there)
+    state, settings, new, plan = planned(path, job, "self.limit = 10", "self.limit = 10  # rows")
+    assert plan.focus is not None and plan.recheck == {plan.focus.chunk} and "self.flag_" not in plan.text
+    analysis, _ = inc.check(state, path, new, settings, "python")
+    assert _same_items(analysis.items, whole(path, new).items)
+    # a comment line of its own above a statement: that statement's items at most are new
+    state, settings, new, plan = planned(path, job, "        self.flag_0", "        # off\n        self.flag_0")
+    assert plan.focus is not None and plan.focus.statements <= {5} and "self.countries" not in plan.text
+    analysis, _ = inc.check(state, path, new, settings, "python")
+    assert _same_items(analysis.items, whole(path, new).items) and (("SPK101", 9, 55) in summary(analysis.items))
+
+
+def test_a_setup_function_and_a_table_s_other_writer_come_in_without_what_they_alone_read(tmp_path):
+    """A `main` creating the session is setup, in every partial check: of its statements only the session's
+    and what touches the checked chunks go into the partial file. The other writer of a table a checked
+    function writes comes in as context, without the helper only it calls."""
+    job = textwrap.dedent('''\
+        from pyspark.sql import DataFrame, SparkSession
+        from pyspark.sql import functions as F
+
+
+        def cleaned(orders: DataFrame) -> DataFrame:
+            return orders.dropDuplicates(["order_id"])
+
+
+        def per_day(orders: DataFrame) -> DataFrame:
+            return cleaned(orders).groupBy("day").agg(F.sum("amount").alias("amount"))
+
+
+        def daily(orders: DataFrame) -> None:
+            per_day(orders).write.mode("append").saveAsTable("mart.daily")
+
+
+        def trimmed(orders: DataFrame) -> DataFrame:
+            return orders.filter(F.col("amount") > 0)
+
+
+        def backfill(orders: DataFrame) -> None:
+            trimmed(orders).groupBy("day").count().write.mode("append").saveAsTable("mart.daily")
+
+
+        def main() -> None:
+            spark = SparkSession.builder.config("spark.sql.shuffle.partitions", "64").getOrCreate()
+            orders = spark.read.parquet("s3://lake/orders")
+            daily(orders)
+            audit = spark.read.parquet("s3://lake/audit")
+            audit.write.mode("overwrite").parquet("s3://lake/audit_copy")
+            print(orders.count())
+
+
+        ''') + helpers(40)
+    path = str(tmp_path / "daily.py")
+    state, settings, new, plan = planned(path, job, '["order_id"]', '["order_id", "day"]')
+    rechecked = {plan.chunks[i].text.split("\n")[0] for i in plan.recheck}
+    assert rechecked == {"def cleaned(orders: DataFrame) -> DataFrame:", "def per_day(orders: DataFrame) -> DataFrame:",
+                         "def daily(orders: DataFrame) -> None:"}
+    assert '.config("spark.sql.shuffle.partitions", "64")' in plan.text and "    daily(orders)" in plan.text
+    assert 'orders = spark.read.parquet("s3://lake/orders")' in plan.text  # what the kept call reads
+    assert "audit" not in plan.text
+    assert "def backfill" in plan.text and "def trimmed" not in plan.text
+    analysis, _ = inc.check(state, path, new, settings, "python")
+    assert _same_items(analysis.items, whole(path, new).items)
