@@ -210,7 +210,7 @@ MODULES = {
     'python/array_expression_replaceable_by_builtin.py': 17777,
     'python/bitwise_operator_precedence.py': 4565,
     'python/cache_used_once.py': 7146,
-    'python/closure_captures_large_object.py': 5009,
+    'python/closure_captures_large_object.py': 6763,
     'python/closure_captures_self.py': 9994,
     'python/coalesce_after_shuffle.py': 16133,
     'python/collect_first_row.py': 4892,

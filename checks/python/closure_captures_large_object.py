@@ -3,6 +3,8 @@ import libcst as cst
 from checks.python._udf import function_node, shipped_function, site_for_def, walk_expression
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, PANDAS, ROWS
+from linter.semantic.values import target_names
+from linter.sources.python import child_nodes
 
 _SETUP = (
     "import pandas as pd\nfrom pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -62,12 +64,19 @@ class ClosureCapturesLargeObject(PythonRule):
         Invalid(_SETUP + "def enrich(r):\n    return countries.filter(F.col('code') == r.c).first()\n\nx = orders.rdd.map(enrich)\n"),
         Invalid(_SETUP + "names = {r.code: r.name for r in countries.collect()}\n"
                 "name_of = udf(lambda c: names.get(c), 'string')\n"),
+        # `global` makes the module's frame the function's
+        Invalid(_SETUP + "lookup = countries.toPandas()\n\ndef name_of(code):\n    global lookup\n"
+                "    return lookup[lookup.code == code].name.iloc[0]\n\nx = orders.rdd.map(name_of)\n"),
     )
     valid = (
         Valid(_SETUP + "names = spark.sparkContext.broadcast(dict(countries.select('code', 'name').collect()))\n"
               "name_of = udf(lambda c: names.value.get(c), 'string')\n"),
         Valid(_SETUP + "codes = {'DE', 'FR'}\nok = orders.rdd.filter(lambda r: r.country in codes)\n"),
         Valid(_SETUP + "lookup = countries.toPandas()\nprint(lookup.head())\n"),
+        # the function's own `m`, not the module's DataFrame of the same name
+        Valid(_SETUP + "import re\nLINE = re.compile(r'(\\w+) (\\d+)')\nm = spark.table('metrics')\n\n"
+              "def parse(line):\n    m = LINE.match(line)\n    return (m.group(1), int(m.group(2))) if m else None\n\n"
+              "pairs = spark.sparkContext.textFile('logs').map(parse)\n"),
     )
 
     def _check(self, function, where: str) -> None:
@@ -76,6 +85,7 @@ class ClosureCapturesLargeObject(PythonRule):
             return
         params = function.params
         own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        own |= _locals(function.body)  # `m = LINE.match(line)` in the function: its own `m`, not the module's
         for node in walk_expression(function.body):
             if not isinstance(node, cst.Name) or node.value in own:
                 continue
@@ -101,3 +111,24 @@ class ClosureCapturesLargeObject(PythonRule):
         site = site_for_def(self.ctx, node)
         if site is not None:
             self._check(node, f"UDF `{site.name}`")
+
+
+def _locals(body) -> set:
+    """The names a shipped function's body binds for itself (assignments, loop, `with`, `except` and
+    comprehension targets, imports, nested definitions), but those it declares `global` or `nonlocal`."""
+    names, declared = set(), set()
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr):
+            target_names(node.target, names)
+        elif cls is cst.AsName:
+            target_names(node.name, names)
+        elif cls in (cst.FunctionDef, cst.ClassDef):
+            names.add(node.name.value)
+            continue  # their bodies are their own
+        elif cls in (cst.Global, cst.Nonlocal):
+            declared.update(n.name.value for n in node.names)
+        stack.extend(child_nodes(node))
+    return names - declared
