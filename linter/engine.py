@@ -177,6 +177,18 @@ def _selection(codes: frozenset) -> tuple[tuple, bool]:
 _EMBEDDED_HINT = re.compile(r"\.sql\(|expr\(|selectExpr|\.filter\(|\.where\(")
 
 
+def _compiles(text: str) -> bool:
+    """Whether CPython's parser (linear, no libcst needed) reads the text: a Spark file no rule looks into is
+    still parsed when it does not, so its syntax error gets its SPK001."""
+    import ast
+
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
 def run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     out = _run_python(unit, settings, codes)
     from linter.sources.clusters import wanted
@@ -234,7 +246,9 @@ def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         codes = codes - {r.code for r in registry.infos() if r.kind == "config" and r.skip_in_tests}
     config_wanted = python_wants_config(text, codes)
     if not rules and not embedded_wanted and not config_wanted:
-        return []
+        if PARSE_ERROR not in codes or _compiles(text):
+            return []
+        # nothing to check, but the file does not parse: libcst's parse below says where and why (SPK001)
     import libcst as cst
     from linter.project import NO_FACTS, project_facts
     from linter.semantic import Semantic

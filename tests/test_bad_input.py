@@ -190,3 +190,11 @@ def test_scala_in_a_python_file_is_named(tmp_path):
     for name, (_, said) in cases.items():
         [line] = [x for x in lines if x.split(":")[0].endswith(name)]
         assert said in line, line
+
+
+def test_a_spark_file_no_rule_looks_into_still_gets_its_parse_error(tmp_path):
+    write(tmp_path / "quiet.py", "df = spark.range(10).sample(False, 0.5, 1L)\n")  # no rule's trigger word
+    write(tmp_path / "fine.py", "df = spark.range(10).sample(False, 0.5, 1)\n")
+    r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
+    [line] = _spk001(r)
+    assert line.split(":")[0].endswith("quiet.py") and "`5L` is a long literal" in line, line
