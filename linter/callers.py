@@ -32,13 +32,15 @@ import os
 import re
 import stat
 
+from linter.sources import is_test_path
+
 SMALL, UNKNOWN = "small", "unknown"
 
 _DEF = re.compile(r"def[ \t]+([A-Za-z_]\w*)[ \t]*\(")
 _PARAMS_END = re.compile(r"\)[ \t]*(?:->[^:\n]*)?:")
 _DATAFRAME_PARAM = re.compile(r":[ \t]*['\"]?(?:[A-Za-z_][\w.]*\.)?DataFrame\b")
-_TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test|conftest|__main__)\.py$"
-                        r"|(?:^|/)(?:tests?|examples?|demos?|docs?|scripts|samples?)/")
+# Besides test modules (linter.sources.is_test_path): code that calls a library the way a demo does
+_NOT_LIBRARY = re.compile(r"(?:^|/)__main__\.py$|(?:^|/)(?:examples?|demos?|docs?|scripts|samples?)/")
 _SKIPPED_DIRS = frozenset(("__pycache__", ".git", ".venv", "venv", "node_modules"))
 _MAX_FILES = 1000  # a package larger than this is not searched: the look-up must stay cheap (a one-file run)
 _MAX_FILE_SIZE = 2_000_000  # a larger module (generated code) is not read: a call there would be unknown
@@ -126,7 +128,8 @@ def _package_files(root: str) -> tuple:
             if not name.endswith(".py"):
                 continue
             full = os.path.join(folder, name)
-            if _TEST_FILE.search(os.path.relpath(full, root).replace(os.sep, "/")):
+            rel = os.path.relpath(full, root).replace(os.sep, "/")
+            if is_test_path(rel) or _NOT_LIBRARY.search(rel):
                 continue
             try:
                 st = os.stat(full)

@@ -189,6 +189,10 @@ class CollectOnUnboundedDataFrame(PythonRule):
         # SQL over a view of literal rows, or keeping only its rows (an anti join against any table)
         Valid(_SETUP + 'spark.createDataFrame([(1, "a")], ["id", "v"]).createOrReplaceTempView("lookup")\n'
               'rows = spark.sql("SELECT id FROM lookup WHERE v = \'a\' ORDER BY id").collect()\n'),
+        # SQL that neither writes nor defines (a `USE`, a commented `SHOW`) leaves the view as it was
+        Valid(_SETUP + 'spark.createDataFrame([(1, "a")], ["id", "v"]).createOrReplaceTempView("lookup")\n'
+              'spark.sql("USE sales")\nspark.sql("-- what is there\\nSHOW TABLES")\n'
+              'rows = spark.sql("SELECT id FROM lookup").collect()\n'),
         Valid(_SETUP + 'CONFIG = {"source": f"src_{user}", "target": f"tgt_{user}"}\n'
               'spark.createDataFrame([(1,), (2,)], ["id"]).createOrReplaceTempView(CONFIG["source"])\n'
               'missing = spark.sql(f"SELECT s.* FROM {CONFIG[\'source\']} s LEFT ANTI JOIN {CONFIG[\'target\']} t "\n'

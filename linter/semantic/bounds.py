@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-import libcst as cst
-
-from linter.semantic.templates import sql_template
+from linter.semantic.templates import template_parts
 
 
 UNBOUNDED = "unbounded"
@@ -28,6 +26,7 @@ def _combine_bounds(bounds) -> object:
 _SQL_SELECT = re.compile(r"^\s*(\(\s*)*(select|with|from|values|table)\b", re.I)
 _SQL_LIMIT = re.compile(r"\blimit\s+(\d+)\s*;?\s*$", re.I)
 _SQL_ANY_LIMIT = re.compile(r"\blimit\s+[\w.]+\s*;?\s*$", re.I)
+_SQL_READS = re.compile(r"^\s*(show|describe|desc|explain|set|use)\b", re.I)
 _SQL_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -76,13 +75,16 @@ def sql_bound(text: str):
 
 
 def template_text(node) -> Optional[str]:
-    """The SQL a template builds (see ``templates.sql_template``), each field read as a name ``x``."""
-    parts = sql_template(node)
-    if parts is None:
-        if isinstance(node, cst.FormattedString):  # an f-string without fields: its text
-            return "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
-        return None
-    return "".join(p if isinstance(p, str) else " x " for p in parts)
+    """The SQL a template builds (see ``templates.template_parts``), each field read as a name ``x``."""
+    parts = template_parts(node)
+    return None if parts is None else "".join(p if isinstance(p, str) else " x " for p in parts)
+
+
+def may_write(text: str) -> bool:
+    """Whether a SQL statement may write or define a table or view: anything but a query, `SHOW`, `DESCRIBE`,
+    `EXPLAIN`, `SET` or `USE` (comments aside)."""
+    text = _SQL_COMMENT.sub(" ", text)
+    return not _SQL_SELECT.match(text) and not _SQL_READS.match(text)
 
 
 def source_bound(text: str, bound_of):

@@ -13,7 +13,7 @@ from linter.semantic.api import (
     GLUE_CONTEXT, GLUE_DYNAMIC_FRAME, SESSION_ATTRIBUTES, SQL_CONTEXTS,
 )
 from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, source_bound, sql_bound
-from linter.semantic.templates import sql_template
+from linter.semantic.templates import template_parts
 from linter.semantic.scopes import _written_key
 from linter.semantic.evidence import is_foreign
 from linter.sources.python import child_nodes
@@ -396,10 +396,10 @@ class Inference:
             if first.detail is not None:
                 return [first.detail]
             arg = first.node
-        parts = _template_parts(arg)
+        parts = template_parts(arg)
         if parts is None and isinstance(arg, cst.Name):
             bound = self.lookup(arg.value)
-            parts = _template_parts(bound.node) if bound is not None and bound.node is not None else None
+            parts = template_parts(bound.node) if bound is not None and bound.node is not None else None
         return parts
 
     def sql_text(self, arg) -> Optional[str]:
@@ -698,7 +698,10 @@ class Inference:
         its package call (linter/callers.py): small when every one of those calls passes a frame its module
         shows to be small (`createDataFrame` of literal rows, `limit(n)`), else as it was."""
         fname = function.name.value
-        if len(re.findall(rf"(?<![\w]){re.escape(fname)}(?![\w])", self.text or "")) != 1:
+        named = self.__dict__.setdefault("_names_once", {})  # asked for every read of the parameter: counted once
+        if fname not in named:
+            named[fname] = len(re.findall(rf"(?<![\w]){re.escape(fname)}(?![\w])", self.text or "")) == 1
+        if not named[fname]:
             return value  # named here again (a call, a callback, a second def): the file's own uses decide
         params = function.params
         positional = [p.name.value for p in (*params.posonly_params, *params.params)]
@@ -874,16 +877,6 @@ _CONDITION_METHODS = frozenset((
 
 def _static(function: cst.FunctionDef) -> bool:
     return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators)
-
-
-def _template_parts(node) -> Optional[list]:
-    """``templates.sql_template``'s parts, and an f-string without fields as its one text."""
-    if node is None:
-        return None
-    parts = sql_template(node)
-    if parts is None and isinstance(node, cst.FormattedString):
-        return ["".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))]
-    return parts
 
 
 def _small_fraction(node: cst.Call) -> bool:

@@ -10,7 +10,7 @@ from typing import Optional
 import libcst as cst
 
 from linter.semantic.api import DLT_DATASETS, SESSION_ATTRIBUTES
-from linter.semantic.bounds import UNBOUNDED
+from linter.semantic.bounds import UNBOUNDED, may_write
 from linter.semantic.function_names import STAR_EXPORTS
 from linter.semantic.values import (
     CLASS, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, IMPORT, INSTANCE, RDD, SESSION, UDF, WRITER,
@@ -49,7 +49,6 @@ class _Scope:
 
 # a writer's last call, the one that writes (not `insertInto`: it adds to what the table holds)
 _WRITE_TERMINALS = frozenset("save saveAsTable parquet csv json orc delta insertInto".split())
-_SQL_QUERY = re.compile(r"^\s*(\(\s*)*(select|with|from|values|table|show|describe|desc|explain)\b", re.I)
 
 
 _TAINTED = "\0tainted"  # the key of `written_small` holding the targets a function writes with a frame not proven small
@@ -542,7 +541,7 @@ class Scopes:
             args = positional_args(call)
             if receiver is not None and receiver.kind == SESSION and args:
                 text = self.sql_text(args[0])
-                if text is None or not _SQL_QUERY.match(text):
+                if text is None or may_write(text):
                     self._forget_written()  # it may write or define any table or view
             return
         if method not in _WRITE_TERMINALS:

@@ -131,3 +131,13 @@ def sql_template(node):
             parts.extend(inner)
         return parts if any(isinstance(p, tuple) for p in parts) else None
     return None
+
+
+def template_parts(node):
+    """``sql_template``'s parts, and an f-string without fields as its one text; None otherwise."""
+    if node is None:
+        return None
+    parts = sql_template(node)
+    if parts is None and isinstance(node, cst.FormattedString):
+        return ["".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))]
+    return parts
