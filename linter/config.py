@@ -137,6 +137,7 @@ KEYS = {
     "max-file-size": _int,
     "time-budget": _seconds,
     "dataframe-functions": _list_of_str,
+    "small-tables": _list_of_str,
     "sql-schema": _list_of_str,
     "baseline": _str,
     "extension": _extension,
@@ -165,6 +166,7 @@ DEFAULTS: dict[str, Any] = {
     "time-budget": 120.0,  # seconds per file (linter/budget.py); 0: no limit. Generous: a loaded CI machine
     # took 32 s on an 8,000-line test file; the up-front sign, not the timer, catches the known slow inputs
     "dataframe-functions": [],
+    "small-tables": [],  # tables, views and paths the project says are small (linter/semantic/bounds.py)
     "sql-schema": [],
     "baseline": "",
     "extension": {},
@@ -366,7 +368,7 @@ class Settings:
         """Everything about the settings that can change a file's findings (schema files' text too)."""
         if self._fingerprint is None:
             keys = ("preview", "target-spark", "sql-dialect", "per-file-sql-dialect", "max-file-size",
-                    "time-budget", "dataframe-functions", "sql-schema", "extension")
+                    "time-budget", "dataframe-functions", "small-tables", "sql-schema", "extension")
             data = {
                 "values": {k: self.values[k] for k in keys},
                 "rules": self.rule_tables,

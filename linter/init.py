@@ -26,6 +26,9 @@ sql-dialect = "spark"
 extend-exclude = []
 # Enable preview rules.
 preview = false
+# Tables, views and paths you know are small (globs; sparkcheck cannot see a table's size):
+# collecting or joining them is not reported, e.g. ["ref.*", "dim_date", "s3://lake/ref/*"].
+small-tables = []
 
 # Rules to skip for some files (globs, as in .gitignore):
 # [tool.sparkcheck.per-file-ignores]

@@ -2,6 +2,7 @@ import re
 from typing import Optional
 
 from linter.registry import Invalid, SqlRule, Valid
+from linter.semantic.bounds import declared_small
 from linter.sources.sql import node_span
 
 _Q28 = """SELECT * FROM
@@ -30,7 +31,10 @@ class SqlCrossJoin(SqlRule):
     aggregate such as `(SELECT count(*) FROM t) x`, a `SELECT` without `FROM`,
     `LIMIT 1`) pairs nothing and is left alone: TPC-DS q28 and q88 join eight
     such counts. A `CROSS JOIN ... ON a.k = b.k` is not reported either: with a
-    condition Spark plans the join the condition makes.
+    condition Spark plans the join the condition makes. Nor is a product with a
+    table the project declares small in the `small-tables` setting
+    (`small-tables = ["ref.*", "dim_date"]`): a few rows times the other side is
+    how a deliberate cartesian product is written.
 
     ## Why is this bad?
     A cartesian product of a million by a million rows is a trillion rows,
@@ -104,7 +108,12 @@ class SqlCrossJoin(SqlRule):
             return
         sources = [first.this] + [join.this for join in joins]
         known = [_projected(s, node) for s in sources]
-        one_row = [_one_row(s, node) for s in sources]
+        small = self.ctx.settings["small-tables"]
+        # a side of one row pairs nothing; a table the project declares small (`small-tables`) multiplies the
+        # other side by its few rows, the way a deliberate product (dates by products) is written
+        one_row = [_one_row(s, node) or (small and isinstance(s, exp.Table) and
+                                         declared_small(".".join(p.name for p in s.parts), small))
+                   for s in sources]
         aliases = [s.alias_or_name.lower() for s in sources]
         groups = list(range(len(sources)))  # union-find over the sources
 

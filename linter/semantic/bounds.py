@@ -23,6 +23,33 @@ def _combine_bounds(bounds) -> object:
 
 
 
+def declared_small(name: Optional[str], patterns) -> bool:
+    """Whether the project's `small-tables` setting says a table, view or path is small.
+
+    Only the project knows that a reference table holds a few hundred rows; the code never proves it. A pattern
+    is a glob (`*`, `?`, `[...]`). Table and view names match in any case, as Spark's catalog does: the whole
+    name as the code writes it (`"ref.countries"`, `"ref.*"`), or, for a pattern with no dot, its last part
+    (`"countries"` matches `spark.table("gold.ref.countries")`). A path (a name with `/` or `:`) matches as
+    written, trailing slashes aside (`"s3://lake/ref/*"`).
+    """
+    if not name or not patterns:
+        return False
+    from fnmatch import fnmatchcase
+
+    name = name.strip().rstrip("/")
+    if "/" in name or ":" in name:
+        return any(fnmatchcase(name, p.rstrip("/")) for p in patterns if "/" in p or ":" in p)
+    name = name.replace("`", "").lower()
+    last = name.rsplit(".", 1)[-1]
+    for pattern in patterns:
+        if "/" in pattern or ":" in pattern:
+            continue
+        pattern = pattern.replace("`", "").lower()
+        if fnmatchcase(name, pattern) or ("." not in pattern and fnmatchcase(last, pattern)):
+            return True
+    return False
+
+
 _SQL_SELECT = re.compile(r"^\s*(\(\s*)*(select|with|from|values|table)\b", re.I)
 _SQL_LIMIT = re.compile(r"\blimit\s+(\d+)\s*;?\s*$", re.I)
 _SQL_ANY_LIMIT = re.compile(r"\blimit\s+[\w.]+\s*;?\s*$", re.I)

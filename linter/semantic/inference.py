@@ -12,7 +12,7 @@ from linter.semantic.api import (
     _GROUPED_RESULT, _GROUPING, _READER_CONFIG, _READER_LOAD, _RDD_SAME, _SAME_COLUMNS, _SAME_ROWS, DLT_READS,
     GLUE_CONTEXT, GLUE_DYNAMIC_FRAME, SESSION_ATTRIBUTES, SQL_CONTEXTS,
 )
-from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, source_bound, sql_bound
+from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, declared_small, source_bound, sql_bound
 from linter.semantic.templates import template_parts
 from linter.semantic.scopes import _written_key
 from linter.semantic.evidence import is_foreign
@@ -155,8 +155,11 @@ class Inference:
         return literal_string(node)
 
     def written_bound(self, target: Optional[str]):
-        """The bound of a table, path or view this file wrote from a frame proven small (see Scopes._write); None
+        """The bound of a table, path or view this file wrote from a frame proven small (see Scopes._write), or
+        that the project declares small (`small-tables`: its word wins over what the file writes there); None
         when it wrote nothing there, or wrote a frame not proven small."""
+        if target is not None and self.small_tables and declared_small(target, self.small_tables):
+            return BOUNDED
         if target is None or len(self.written_small) < 2:
             return None  # (the one entry is the set of tainted targets)
         key = _written_key(target)
@@ -366,7 +369,7 @@ class Inference:
             return Value(DATAFRAME, UNBOUNDED, node=node)  # unknown SQL: nothing bounds it
         flags = {"shuffle"} if _SQL_SHUFFLE.search(text) else None
         bound = sql_bound(text)
-        if bound == UNBOUNDED and len(self.written_small) > 1:
+        if bound == UNBOUNDED and (len(self.written_small) > 1 or self.small_tables):
             bound = self._sql_over_written(arg) or bound
         return Value(DATAFRAME, bound, node=node, flags=flags)
 
