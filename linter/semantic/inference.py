@@ -36,7 +36,7 @@ class Inference:
 
     def is_function(self, node, names) -> Optional[str]:
         """The pyspark.sql.functions name a call's callee resolves to, if in ``names``."""
-        if isinstance(node, cst.Attribute) and node.attr.value not in names:
+        if node.__class__ is cst.Attribute and node.attr.value not in names:
             return None  # `F.x`: the attribute is the function's own name (cheap test first)
         q = self.qualified_name(node)
         if q and q.startswith(FUNCTIONS + "."):
@@ -52,7 +52,10 @@ class Inference:
             return None
 
     def _infer(self, node) -> Optional[Value]:
-        if isinstance(node, cst.Name):
+        # Exact classes, not isinstance (libcst's classes are ABCs, slow to test, and none has subclasses); the
+        # most frequent first.
+        cls = node.__class__
+        if cls is cst.Name:
             name = node.value
             value = self.narrowed.get(name) or self.lookup(name)
             if value is None:
@@ -64,11 +67,11 @@ class Inference:
             elif value.bound == UNBOUNDED and value.kind == DATAFRAME and (self.call_sites or self.package_callers):
                 value = self._with_call_sites(value, name)
             return value
-        if isinstance(node, cst.Call):
+        if cls is cst.Call:
             return self._call(node)
-        if isinstance(node, cst.Attribute):
+        if cls is cst.Attribute:
             return self._attribute(node)
-        if isinstance(node, cst.Subscript):
+        if cls is cst.Subscript:
             base = self._infer(node.value)
             if base is None:
                 return None
@@ -82,17 +85,17 @@ class Inference:
             if base.kind == DATAFRAMES:
                 return Value(DATAFRAME, base.bound, node=node)
             return None
-        if isinstance(node, cst.IfExp):
+        if cls is cst.IfExp:
             return merge(self._infer(node.body), self._infer(node.orelse))
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp)):
+        if cls is cst.ListComp or cls is cst.SetComp or cls is cst.DictComp:
             source = self._infer(node.for_in.iter)  # built from collected rows: as big as they are
             return Value(ROWS, node=node) if source is not None and source.kind == ROWS else None
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        if cls is cst.SimpleString or cls is cst.ConcatenatedString:
             text = literal_string(node)
             return Value(STRING, detail=text, node=node) if text is not None else None
-        if isinstance(node, cst.FormattedString):
+        if cls is cst.FormattedString:
             return Value(STRING, node=node)  # text unknown: `template_text(node)` reads its fields as names
-        if isinstance(node, cst.BinaryOperation):
+        if cls is cst.BinaryOperation:
             left, right = self._infer(node.left), self._infer(node.right)
             if (left is not None and left.kind == COLUMN) or (right is not None and right.kind == COLUMN):
                 return Value(COLUMN)
@@ -101,17 +104,17 @@ class Inference:
                 # `"SELECT (" + expr + ") AS OUTPUT"`, `"... %s" % x`: text built from a string, read as a template
                 return Value(STRING, node=node)
             return None
-        if isinstance(node, cst.Comparison):
+        if cls is cst.Comparison:
             # `is`, `is not`, `in` and `not in` are Python's own: always a bool.
             if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
                 return None
             if self.is_column(node.left) or any(self.is_column(t.comparator) for t in node.comparisons):
                 return Value(COLUMN)
             return None
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.BitInvert, cst.Minus, cst.Not)):
+        if cls is cst.UnaryOperation and isinstance(node.operator, (cst.BitInvert, cst.Minus, cst.Not)):
             # `not col` fails at run time, but is about a Column all the same (see SPK303)
             return Value(COLUMN) if self.is_column(node.expression) else None
-        if isinstance(node, cst.BooleanOperation):
+        if cls is cst.BooleanOperation:
             return Value(COLUMN) if self.is_column(node.left) or self.is_column(node.right) else None
         return None
 

@@ -230,9 +230,11 @@ def literal_int(node) -> Optional[int]:
 
 
 def dotted_name(node) -> Optional[str]:
-    if isinstance(node, cst.Name):
+    # exact classes, not isinstance: libcst's node classes are ABCs (slow isinstance), and none has subclasses
+    cls = node.__class__
+    if cls is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if cls is cst.Attribute:
         base = dotted_name(node.value)
         return None if base is None else f"{base}.{node.attr.value}"
     return None
@@ -252,7 +254,7 @@ def target_names(target, out: set) -> None:
 def method_name(call: cst.Call) -> Optional[str]:
     """``collect`` for ``x.collect()``; None for a plain function call."""
     func = call.func
-    return func.attr.value if isinstance(func, cst.Attribute) else None
+    return func.attr.value if func.__class__ is cst.Attribute else None
 
 
 def positional_args(call: cst.Call) -> list:
