@@ -17,7 +17,12 @@ class SchemaInference(PythonRule):
     the author's stated choice (a raw landing copy, a text-only staging table).
     A JSON read of a Delta table's `_delta_log` (looking at its commits, whose
     records mix several kinds of action) is not reported, nor a read of
-    records the code itself holds (`read.json(sc.parallelize([text]))`).
+    records the code itself holds (`read.json(sc.parallelize([text]))`), nor
+    one of a file the code finds next to itself (a path built from
+    `__file__`: `os.path.join(os.path.dirname(__file__), "resources",
+    "orders.csv")`, `Path(__file__).parent / "data.json"`): sample data that
+    ships with the code, small and fixed, where an inference pass costs
+    nothing and no type can drift.
 
     The all-strings case is reported only with `--preview`: hand-judged
     samples of real code found it wrong more often than right (a CSV copied
@@ -69,6 +74,11 @@ class SchemaInference(PythonRule):
         Invalid(_SETUP + "trips = spark.read.format('csv').option('inferschema', 'true').option('header', 'true')"
                 ".load('Files/yellow_tripdata.csv')\n"),
         Invalid(_SETUP + "orders = spark.read.option('header', True).csv('s3://raw/orders/')\n"),
+        # a path that only ends beside the code, or a name rebound: not shipped data
+        Invalid(_SETUP + "import os\nevents = spark.read.json(os.path.join(LAKE, os.path.basename(__file__)))\n"),
+        Invalid(_SETUP + "import os\ndef load(base):\n    return spark.read.json(os.path.join(base, 'events'))\n"),
+        Invalid(_SETUP + "import os\nHERE = os.path.dirname(__file__)\nHERE = 's3://lake'\n"
+                "events = spark.read.json(HERE + '/events')\n"),
     )
     valid = (
         Valid(_SETUP + "events = spark.read.schema('id BIGINT, ts TIMESTAMP').json('s3://raw/events/')\n"),
@@ -80,6 +90,13 @@ class SchemaInference(PythonRule):
         Valid(_SETUP + "raw = spark.read.option('header', True).option('inferSchema', 'false').csv('s3://landing/orders/')\n"),
         Valid(_SETUP + "raw = spark.read.csv('s3://landing/orders/', header=True, inferSchema=False)\n"),
         Valid(_SETUP + "spark.read.json('/lake/online_retail/_delta_log/').show()\n"),
+        # sample data shipped beside the code: small and fixed
+        Valid(_SETUP + "import os\norders = spark.read.option('header', True).option('inferSchema', True)"
+              ".csv(os.path.join(os.path.dirname(__file__), '..', 'resources', 'orders.csv'))\n"),
+        Valid(_SETUP + "from pathlib import Path\nHERE = Path(__file__).resolve().parent\n"
+              "events = spark.read.json(str(HERE / 'data' / 'events.json'))\n"),
+        Valid(_SETUP + "import os\nRESOURCES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'resources')\n"
+              "def load():\n    return spark.read.json(f'{RESOURCES}/events.json')\n"),
         Valid(_SETUP + "doc = '{\"a\": 1, \"b\": [1, 2]}'\n"
               "parsed = spark.read.json(spark.sparkContext.parallelize([doc]))\n"),
     )
@@ -107,6 +124,8 @@ class SchemaInference(PythonRule):
         path = literal_string(args[0]) if args else None
         if fmt == "json" and path is not None and "_delta_log" in path:
             return  # Delta's own transaction log, read to look at its commits: mixed actions, inference is the tool
+        if args and path is None and self.ctx.semantic.shipped_with_code(args[0]):
+            return  # a sample file beside the code (`os.path.dirname(__file__)`): small and fixed, nothing drifts
         data = self.ctx.semantic.infer(args[0]) if args and path is None else None
         if data is not None and data.kind == RDD and data.bound not in (None, UNBOUNDED):
             return  # `read.json(sc.parallelize([text]))`: records the code holds, read once; nothing to drift

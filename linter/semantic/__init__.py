@@ -19,6 +19,7 @@ Where each kind of knowledge is decided:
 - ``bounds``: row bounds, including those of SQL text;
 - ``columns``: columns of few values (a condition, a `when` of literals, a UDF returning literals), whose
   groupings and distinct rows are few;
+- ``paths``: paths of data shipped with the code (built from ``__file__``): local sample files, small;
 - ``templates``: SQL built from Python values (f-strings, ``.format``, ``%``, ``+``), read into text and fields.
 
 A ``Value`` carries a kind, a row ``bound`` and, for DataFrames known from
@@ -36,6 +37,7 @@ from linter.semantic.bounds import BOUNDED, UNBOUNDED, sql_bound
 from linter.semantic.evidence import Evidence
 from linter.semantic.columns import FewValues
 from linter.semantic.inference import Inference
+from linter.semantic.paths import ShippedFiles
 from linter.semantic.scopes import Scopes
 from linter.semantic.values import (
     BUILDER, CLASS, COLUMN, CONTEXT, DATAFRAME, DATAFRAMES, DYNAMICFRAME, FOREIGN, FUNCTION, FUNCTIONS, GROUPED,
@@ -45,7 +47,7 @@ from linter.semantic.values import (
 )
 
 
-class Semantic(Evidence, Scopes, Inference, FewValues):
+class Semantic(Evidence, Scopes, Inference, FewValues, ShippedFiles):
     """Scopes, evidence and inference, fed by the engine's walk (see ``Scopes.hooks``)."""
 
     def __init__(self, dataframe_functions: frozenset = frozenset(), text: str | None = None,

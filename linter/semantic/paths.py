@@ -1,0 +1,110 @@
+"""Paths of data shipped with the code: a read of a file the code finds next to itself.
+
+``os.path.join(os.path.dirname(__file__), "..", "resources", "orders.csv")`` names a file on the local disk,
+beside the module that reads it: sample or fixture data that travels with the code (an example's input, a
+lookup file in the package). On a cluster Spark's executors read such a ``file:`` path from their own disks,
+so a job can use one only when it runs in local mode or ships a small file along; either way it is not the
+big table a driver rule or an inference pass is about. Decided from the code alone (the file need not exist:
+the corpus copy of a repository may leave its data out), so the cache needs no key for it.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from linter.semantic.values import IMPORT
+from linter.sources.python import child_nodes
+
+# Functions and methods whose result is a path under their first argument (or their receiver).
+_PATH_FUNCTIONS = frozenset((
+    "os.path.join", "os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath",
+    "os.path.expanduser", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "str", "os.fspath",
+))
+_PATH_METHODS = frozenset(("joinpath", "resolve", "absolute", "as_posix", "with_name", "with_suffix", "format"))
+_PATH_ATTRIBUTES = frozenset(("parent", "parents"))
+
+
+class ShippedFiles:
+    """Mixed into ``Semantic``: whether a path expression is built from ``__file__``."""
+
+    def shipped_with_code(self, node, depth: int = 0) -> bool:
+        """Whether ``node`` (a read's path) is built from the module's own location: ``__file__``, directly or
+        through a name bound once to such a path (`HERE = Path(__file__).parent`, then `HERE / "data.csv"`),
+        joined, made absolute or formatted into an f-string's start."""
+        if node is None or depth > 16:  # (a name bound to itself is not followed around forever)
+            return False
+        cls = node.__class__
+        if cls is cst.Name:
+            if node.value == "__file__":
+                return True
+            bound = self._path_binding(node.value)
+            return bound is not None and self.shipped_with_code(bound, depth + 1)
+        if cls is cst.Call:
+            func = node.func
+            if func.__class__ is cst.Attribute and func.attr.value in _PATH_METHODS:
+                if func.attr.value == "format":  # "{}/data.csv".format(HERE): the first field starts the path
+                    return bool(node.args) and self.shipped_with_code(node.args[0].value, depth + 1) \
+                        and _starts_with_field(func.value)
+                return self.shipped_with_code(func.value, depth + 1)
+            name = self.qualified_name(func) if func.__class__ is cst.Attribute else None
+            if name is None and func.__class__ is cst.Name:
+                value = self.lookup(func.value)
+                name = value.detail if value is not None and value.kind == IMPORT else func.value
+            return name in _PATH_FUNCTIONS and bool(node.args) and node.args[0].keyword is None \
+                and self.shipped_with_code(node.args[0].value, depth + 1)
+        if cls is cst.Attribute:
+            return node.attr.value in _PATH_ATTRIBUTES and self.shipped_with_code(node.value, depth + 1)
+        if cls is cst.Subscript:  # Path(__file__).parents[1]
+            return self.shipped_with_code(node.value, depth + 1)
+        if cls is cst.BinaryOperation and isinstance(node.operator, (cst.Divide, cst.Add)):
+            return self.shipped_with_code(node.left, depth + 1)  # HERE / "data.csv", HERE + "/data.csv"
+        if cls is cst.FormattedString:
+            first = node.parts[0] if node.parts else None
+            return first.__class__ is cst.FormattedStringExpression and self.shipped_with_code(first.expression,
+                                                                                             depth + 1)
+        return False
+
+    def _path_binding(self, name: str) -> Optional[cst.BaseExpression]:
+        """What ``name`` is bound to, when one assignment binds it: in the function being walked (its own
+        statements), else at the module's top level."""
+        for scope in reversed(self.scopes):
+            if scope.kind == "function" and isinstance(scope.node, cst.FunctionDef):
+                if name in scope.names:
+                    return _single_assignment(scope.node, name)
+            elif scope.kind == "module":
+                break
+            elif scope.kind != "class" and name in scope.names:
+                return None  # a lambda's parameter, a comprehension's target
+        return self.module_assignment(name)
+
+
+def _starts_with_field(node) -> bool:
+    """A format string whose text starts with its first field: ``"{}/data.csv"``, ``"{0}/x"``."""
+    text = getattr(node, "value", None)
+    return isinstance(text, str) and text.lstrip("rbuRBU").lstrip("'\"").startswith(("{}", "{0}"))
+
+
+def _single_assignment(function, name: str):
+    """The value of the one ``name = value`` among a function's own statements (nested definitions aside);
+    None when it assigns the name never, more than once, or otherwise (a loop target, a parameter)."""
+    found = []
+    params = function.params
+    if any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params)):
+        return None
+    stack = list(child_nodes(function.body))
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if cls is cst.Assign:
+            for target in node.targets:
+                if target.target.__class__ is cst.Name and target.target.value == name:
+                    found.append(node.value)
+        elif cls in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr) and \
+                getattr(node.target, "value", None) == name:
+            return None
+        stack.extend(child_nodes(node))
+    return found[0] if len(found) == 1 else None
