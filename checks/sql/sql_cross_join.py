@@ -20,7 +20,8 @@ class SqlCrossJoin(SqlRule):
     """
     ## What it does
     Finds joins that pair every row with every row in Spark SQL: `CROSS JOIN`,
-    `JOIN` without `ON` or `USING`, and comma joins (`FROM a, b`), when no
+    `JOIN` without `ON` or `USING` (a `NATURAL JOIN` joins on the columns both
+    sides share), and comma joins (`FROM a, b`), when no
     predicate of the query can connect the sides. As Spark does, a predicate
     in `WHERE` joins the tables it compares, whatever the `FROM` says: each
     column is attributed to the table it names, or, unqualified, to the
@@ -80,6 +81,7 @@ class SqlCrossJoin(SqlRule):
         Valid("SELECT o.id FROM orders o JOIN customers c ON o.customer_id = c.id;\n", path="q.sql"),
         Valid("SELECT o.id FROM orders o, customers c WHERE o.customer_id = c.id;\n", path="q.sql"),
         Valid("SELECT a.x FROM a JOIN b USING (id);\n", path="q.sql"),
+        Valid("SELECT * FROM graduateProgram NATURAL JOIN person;\n", path="q.sql"),
         Valid("SELECT * FROM graduateProgram CROSS JOIN person ON graduateProgram.id = person.graduate_program;\n",
               path="q.sql"),
         Valid("SELECT a.x FROM a LEFT SEMI JOIN b ON a.id = b.id;\n", path="q.sql"),
@@ -135,7 +137,8 @@ class SqlCrossJoin(SqlRule):
                 on = None  # sqlglot's reading of a JOIN without ON
             kind = (join.args.get("kind") or "").upper()
             lateral = isinstance(join.this, (exp.Lateral, exp.Unnest)) or join.this.find(exp.Lateral)
-            if lateral or on is not None or join.args.get("using") or kind in ("SEMI", "ANTI") or \
+            natural = (join.args.get("method") or "").upper() == "NATURAL"  # an equi-join on the shared columns
+            if lateral or natural or on is not None or join.args.get("using") or kind in ("SEMI", "ANTI") or \
                     (join.args.get("side") and kind != "CROSS"):
                 union(list(range(i + 1)))  # joined on a condition, or correlated with the rows before it
                 continue
