@@ -180,7 +180,7 @@ def test_scala_in_a_python_file_is_named(tmp_path):
     cases = {
         "alias.py": ('df = spark.table("t")\ndf.select(F.col("a") as "b").show()\n', '`expr.alias("name")`'),
         "val.py": ('val df = spark.table("t")\ndf.show()\n', "`val x = ...` is Scala"),
-        "long.py": ('rows = spark.range(10).sample(False, 0.5, 1L).collect()\n', "`5L` is a long literal"),
+        "long.py": ('rows = spark.range(10).sample(False, 0.5, 1L).collect()\n', "`1L` is a long literal of Scala or Python 2: in Python 3 write `1`"),
         "quotes.py": ('spark.read.format(\u201cdelta\u201d).load("/x").show()\n', "typographic quotes"),
     }
     for name, (text, _) in cases.items():
@@ -197,4 +197,4 @@ def test_a_spark_file_no_rule_looks_into_still_gets_its_parse_error(tmp_path):
     write(tmp_path / "fine.py", "df = spark.range(10).sample(False, 0.5, 1)\n")
     r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
     [line] = _spk001(r)
-    assert line.split(":")[0].endswith("quiet.py") and "`5L` is a long literal" in line, line
+    assert line.split(":")[0].endswith("quiet.py") and "`1L` is a long literal" in line, line

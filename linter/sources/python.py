@@ -29,7 +29,8 @@ _SCALA_HINTS = (
     (re.compile(r"\$\"[^\"]*\""), "`$\"col\"` is Scala: in Python write `F.col(\"col\")`"),
     (re.compile(r"=>"), "`=>` is not Python: `>=` for a comparison, `lambda x: ...` for a Scala function"),
     (re.compile(r"^\s*import\s+org\.apache\.spark"), "this is a Scala import: PySpark's are `from pyspark... import ...`"),
-    (re.compile(r"(?<![\w.])\d+[lL]\b"), "`5L` is a long literal of Scala or Python 2: in Python 3 write `5`"),
+    # (the literal found is quoted in place of {0}, without its suffix in place of {1})
+    (re.compile(r"(?<![\w.])(\d+)[lL]\b"), "`{0}` is a long literal of Scala or Python 2: in Python 3 write `{1}`"),
     (re.compile("[\u2018\u2019\u201c\u201d]"), "typographic quotes, pasted from a document: write straight quotes"),
 )
 
@@ -147,8 +148,9 @@ def _scala_hint(text: str, row: int) -> str:
             continue
         if hint.startswith("`expr as") and _NOT_AN_ALIAS.match(code):
             continue  # `with open(a) as f`, `except E as e`, `import x as y`: Python's own `as`
-        if pattern.search(code):
-            return f" ({hint})"
+        found = pattern.search(code)
+        if found:
+            return f" ({hint.format(found.group(0), *found.groups())})" if "{0}" in hint else f" ({hint})"
     return ""
 
 
