@@ -1280,6 +1280,14 @@ def test_inferred_message_names_evidence_and_unknown_origin(tmp_path):
     assert "nothing in this function bounds its rows" in finding.message
     assert "`orders` is taken for a DataFrame" in finding.message
     assert "`orders.createOrReplaceTempView` is used on it" in finding.message
+    top = _code("""
+        from pyspark.sql import functions as F
+
+        orders.createOrReplaceTempView("o")
+        rows = orders.collect()
+    """)
+    [finding] = _findings(tmp_path, "SPK101", top)
+    assert "nothing in this file bounds its rows" in finding.message  # not "function": it is at the top level
 
 
 @pytest.mark.parametrize("code, evidence", [

@@ -46,8 +46,12 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
         why = (f"a grouped result (its SQL has a {grouping}) has a row per key, and nothing here bounds the keys "
                "(no `LIMIT`)")
     elif value.flags and "inferred" in value.flags:
-        # known from how the code uses it: where it comes from is not in this function
-        why = "nothing in this function bounds its rows (no `limit`, no global aggregate)"
+        # known from how the code uses it: where it comes from is not in this function (or, at the top level,
+        # not in this file or notebook: another cell, a `%run` notebook)
+        semantic = rule.ctx.semantic
+        where = ("function" if semantic._function_scope() is not None
+                 else "notebook" if rule.ctx.unit.document.kind == "ipynb" else "file")
+        why = f"nothing in this {where} bounds its rows (no `limit`, no global aggregate)"
     else:
         why = "nothing bounds its rows (no `limit`, no global aggregate)"
     return receiver, value, why
@@ -85,13 +89,19 @@ _GROUPINGS = frozenset(("groupBy", "groupby", "rollup", "cube", "distinct", "dro
 
 
 def _grouped(ctx, receiver) -> bool:
-    """The receiver's chain (or the value of the name it starts from, in this scope) groups or deduplicates."""
+    """The receiver's chain (or the value of the name it starts from, in this scope, a few names deep:
+    `df_res = x.groupBy(...).count()`, then `df_res.select(...).collect()`) groups or deduplicates."""
     node = receiver
-    if isinstance(node, cst.Name):
-        value = ctx.semantic.lookup(node.value)
-        node = value.node if value is not None and value.node is not None else node
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        if node.func.attr.value in _GROUPINGS:
-            return True
-        node = node.func.value
+    for _ in range(4):
+        if isinstance(node, cst.Name):
+            value = ctx.semantic.lookup(node.value)
+            if value is None or value.node is None or value.node is node:
+                return False
+            node = value.node
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in _GROUPINGS:
+                return True
+            node = node.func.value
+        if not isinstance(node, cst.Name):
+            return False
     return False
