@@ -4,6 +4,8 @@ from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import method_name
 
 _CACHES = ("cache", "persist")  # not checkpoint/localCheckpoint: those cut lineage, worth it even if read once
+# builtins that read a frame given to them once (`display(df)`: one job) or not at all (`print(df)`: its schema)
+_ONE_READ = frozenset(("print", "display", "repr", "str", "type", "isinstance", "id"))
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 
 
@@ -14,7 +16,14 @@ class CacheUsedOnce(PythonRule):
     or `persist()`ed DataFrame (or cached in place by a bare `df.cache()`
     statement) that the rest of its
     function (or module) reads at most once, and, inside a function, one that
-    is never `unpersist()`ed (unless the function returns it).
+    is never `unpersist()`ed (unless the function returns it). An instance's
+    frame (`self.lookup = spark.table("dim").cache()`, or `self.lookup.cache()`)
+    is reported when the whole file reads `.lookup` at most once; that no
+    method releases it is not reported, since the instance may hold it on
+    purpose for later calls. A cached frame handed to a function whose body
+    is not known to read it once (`process(df)`, `self.publish(df)`: any call
+    but a DataFrame method, a `pyspark` function or `print`/`display`) is not
+    reported at all: that body may read it many times, and release it.
     `checkpoint()` and `localCheckpoint()` are not caches here: they cut a
     plan's lineage (in iterative loops above all), which pays off even when
     the result is read once. Preview rule (`--preview`).
@@ -60,6 +69,11 @@ class CacheUsedOnce(PythonRule):
         Invalid(_SETUP + "daily = orders.groupBy('day').count()\ndaily = daily.cache()\ndaily.write.parquet('s3://r/')\n"),
         Invalid(_SETUP + "from pyspark.sql import DataFrame\ndaily: DataFrame = orders.groupBy('day').count().cache()\n"
                 "daily.write.parquet('s3://r/')\n"),
+        Invalid(_SETUP + "class Job:\n    def load(self):\n        self.daily = orders.groupBy('day').count().cache()\n"
+                "        self.daily.write.parquet('s3://r/')\n"),
+        Invalid(_SETUP + "class Job:\n    def load(self):\n        self.daily = orders.groupBy('day').count()\n"
+                "        self.daily.persist()\n        return self.daily.count()\n"),
+        Invalid(_SETUP + "daily = orders.groupBy('day').count().cache()\nprint(daily.count())\n"),
     )
     valid = (
         Valid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.count()\ndaily.write.parquet('s3://r/')\n"),
@@ -72,12 +86,25 @@ class CacheUsedOnce(PythonRule):
         Valid(_SETUP + "def g():\n    x = orders.localCheckpoint()\n    return x.count()\n"),
         Valid(_SETUP + "from pyspark.sql import DataFrame\ndaily: DataFrame = orders.groupBy('day').count().cache()\n"
               "daily.count()\ndaily.write.parquet('s3://r/')\n"),
+        # handed to a function the file does not show: it may read the cache many times, and release it
+        Valid(_SETUP + "from jobs import publish\ndaily = orders.groupBy('day').count().cache()\ntry:\n"
+              "    publish(daily)\nfinally:\n    daily.unpersist()\n"),
+        Valid(_SETUP + "def f(self):\n    daily = orders.groupBy('day').count().cache()\n    self.report(daily)\n"),
+        # the instance's cache is read by another method too (and may be kept for later calls)
+        Valid(_SETUP + "class Job:\n    def load(self):\n        self.daily = orders.groupBy('day').count().cache()\n"
+              "        self.daily.write.parquet('s3://r/')\n\n    def size(self):\n        return self.daily.count()\n"),
+        Valid(_SETUP + "class Job:\n    def load(self):\n        self.daily = orders.groupBy('day').count().cache()\n"
+              "        self.publish(self.daily)\n"),
     )
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        # per function (the module first): name -> [assign node, reads, unpersisted, returned]
+        # per function (the module first): name -> [assign node, reads, unpersisted, returned (or handed to a call
+        # whose body may read it any number of times)]
         self.frames: list = [{}]
+        # `self.x` cached anywhere in the file: "x" -> [assign node, reads of `.x` anywhere, _, handed to a call]
+        self.attributes: dict = {}
+        self.frame_attributes: set = set()  # the `x` of each `self.x = <a DataFrame>` seen so far
 
     def visit_FunctionDef(self, node) -> None:
         self.frames.append({})
@@ -87,6 +114,8 @@ class CacheUsedOnce(PythonRule):
 
     def leave_Module(self, node) -> None:
         self._flush(self.frames.pop(), in_function=False)
+        # an instance's cache: read once in the whole file is reported; unreleased is not (the instance may keep it)
+        self._flush({f"self.{name}": entry for name, entry in self.attributes.items()}, in_function=False)
 
     def _flush(self, frame: dict, in_function: bool) -> None:
         for name, (assign, reads, unpersisted, returned) in frame.items():
@@ -114,23 +143,45 @@ class CacheUsedOnce(PythonRule):
             self._assigned(node, node.target, node.value)
 
     def _assigned(self, node, target, value) -> None:
-        if (isinstance(target, cst.Name) and isinstance(value, cst.Call)
-                and method_name(value) in _CACHES and not value.args
+        if _self_attribute(target) and self.ctx.semantic.is_dataframe(value):
+            self.frame_attributes.add(target.attr.value)
+        if not (isinstance(value, cst.Call) and method_name(value) in _CACHES and not value.args
                 and self.ctx.semantic.is_dataframe(value.func.value)):
+            return
+        if isinstance(target, cst.Name):
             self.frames[-1][target.value] = [node, 0, False, False]
+        elif _self_attribute(target) and len(self.frames) > 1:
+            self.attributes[target.attr.value] = [node, 0, False, False]
 
     def visit_Expr(self, node: cst.Expr) -> None:
         """`df.cache()` as a statement: `df` is cached in place."""
         value = node.value
-        if (isinstance(value, cst.Call) and method_name(value) in _CACHES and not value.args
-                and isinstance(value.func.value, cst.Name) and self.ctx.semantic.is_dataframe(value.func.value)):
-            self.frames[-1][value.func.value.value] = [node, 0, False, False]
-
-    def visit_Name(self, node: cst.Name) -> None:
-        frame = self.frames[-1]
-        entry = frame.get(node.value)
-        if entry is None:
+        if not (isinstance(value, cst.Call) and method_name(value) in _CACHES and not value.args):
             return
+        receiver = value.func.value
+        if isinstance(receiver, cst.Name) and self.ctx.semantic.is_dataframe(receiver):
+            self.frames[-1][receiver.value] = [node, 0, False, False]
+        elif _self_attribute(receiver) and len(self.frames) > 1 and self._self_frame(receiver):
+            self.attributes[receiver.attr.value] = [node, 0, False, False]
+
+    def _self_frame(self, node: cst.Attribute) -> bool:
+        """Whether `self.x` holds a DataFrame (`self.x = spark.table(...)`, then `self.x.cache()`)."""
+        return node.attr.value in self.frame_attributes or self.ctx.semantic.is_dataframe(node)
+
+    def _opaque_call(self, call: cst.Call) -> bool:
+        """Whether a frame given to ``call`` goes where the file does not count its reads: any call but a
+        DataFrame method (`a.join(df)`: one read), a pyspark function (`F.broadcast(df)`) or a builtin that
+        reads it once or not at all."""
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in _ONE_READ:
+            return False
+        if isinstance(func, cst.Attribute) and self.ctx.semantic.is_dataframe(func.value):
+            return False
+        name = self.ctx.semantic.qualified_name(func) or ""
+        return not name.startswith("pyspark")
+
+    def _read(self, node, entry) -> None:
+        """A read of a cached frame's name (or `.x` attribute) ``node``."""
         parent = self.ctx.parent_of(node)
         if isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.AnnAssign) and parent.target is node:
             return
@@ -142,4 +193,29 @@ class CacheUsedOnce(PythonRule):
             return
         if isinstance(parent, cst.Attribute) and parent.attr.value in _CACHES:
             return  # the cache call itself (`df.cache()`, `df = df.cache()`), not a read
+        if isinstance(parent, cst.Arg):
+            call = self.ctx.parent_of(parent)
+            if isinstance(call, cst.Call) and self._opaque_call(call):
+                entry[3] = True  # `process(df)`: its body may read it many times, and release it
+                return
         entry[1] += 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        entry = self.attributes.get(node.attr.value)
+        if entry is not None:
+            self._read(node, entry)  # `self.x`, or `job.x` from outside the class: any `.x` counts
+
+    def visit_Name(self, node: cst.Name) -> None:
+        frame = self.frames[-1]
+        entry = frame.get(node.value)
+        if entry is None:
+            return
+        parent = self.ctx.parent_of(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return  # `other.df`, not the name `df`
+        self._read(node, entry)
+
+
+def _self_attribute(node) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+

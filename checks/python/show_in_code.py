@@ -34,6 +34,12 @@ class ShowInCode(PythonRule):
     `show(n=df.count())`, which brings every row to the driver, is SPK101's
     (collect-on-unbounded-dataframe) and on by default.
 
+    `printSchema()` and `explain()` are not reported: neither is an action.
+    They print the analysed schema or the query plans, which the driver
+    computes without running a Spark job, so they cost the cluster nothing
+    (in a job's log, a plan is often what one wants to find after a slow
+    run).
+
     ## Why is this bad?
     `show()` is an action: in a scheduled job it runs a Spark job whose only
     output is a log nobody reads, often left over from debugging, sometimes
@@ -90,6 +96,8 @@ class ShowInCode(PythonRule):
         Valid(_SETUP + "def print_sample(df):\n    df.show(truncate=False)\n\nprint_sample(orders)\n"),
         Valid(_SETUP + "demo = spark.createDataFrame([('Alice', 1), ('Bob', 2)], ['name', 'age'])\ndemo.show()\n"),
         Valid(_SETUP + "def test_orders():\n    orders.show()\n", path="tests/test_orders.py"),
+        # no Spark job: the schema and the plans are the driver's
+        Valid(_SETUP + "debug = False\norders.printSchema()\norders.explain()\nif debug:\n    orders.show()\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -17,7 +17,9 @@ class WindowWithoutPartition(PythonRule):
     `partitionBy(...)` of at least one column: `Window.orderBy("ts")`,
     `Window.rowsBetween(...)`, `Window.partitionBy()`. A window assigned to a
     name and partitioned later in the same function (`w = Window.orderBy("ts")`
-    then `w = w.partitionBy("country")`) is not reported.
+    then `w = w.partitionBy("country")`) is not reported, nor one assigned to
+    a name that nothing in the file reads: a window specification is only a
+    description, and moves no row until an `over(...)` of it runs.
 
     ## Why is this bad?
     A window without partitions puts every row into a single partition and a
@@ -60,8 +62,10 @@ class WindowWithoutPartition(PythonRule):
     doc_setup = 'from pyspark.sql import Window\norders = spark.table("orders")\n'
 
     invalid = (
-        Invalid(_SETUP + "w = Window.orderBy('ts')\n"),
-        Invalid(_SETUP + "w = Window.partitionBy().orderBy('ts').rowsBetween(-1, 0)\n"),
+        Invalid(_SETUP + "w = Window.orderBy('ts')\nr = orders.withColumn('prev', F.lag('amount').over(w))\n"),
+        Invalid(_SETUP + "w = Window.partitionBy().orderBy('ts').rowsBetween(-1, 0)\n"
+                "r = orders.withColumn('s', F.sum('amount').over(w))\n"),
+        Invalid(_SETUP + "w = Window.orderBy('ts')\n\ndef ranked(df):\n    return df.withColumn('n', F.row_number().over(w))\n"),
         Invalid(_SETUP + "r = orders.withColumn('n', F.row_number().over(Window.orderBy(F.desc('amount'))))\n"),
         Invalid(_SETUP + "w = Window.orderBy('ts')\nv = w.rowsBetween(-1, 0)\n"),
     )
@@ -70,26 +74,44 @@ class WindowWithoutPartition(PythonRule):
         Valid(_SETUP + "w = Window.orderBy('ts').partitionBy('country')\n"),
         Valid(_SETUP + "def ranked(df, keys):\n    w = Window.orderBy('ts')\n    if keys:\n"
               "        w = w.partitionBy(*keys)\n    return df.withColumn('n', F.row_number().over(w))\n"),
+        # defined and never read: no `over()` runs it (a snippet, or code left behind)
+        Valid(_SETUP + "w = Window.orderBy('ts')\n"),
+        Valid(_SETUP + "def f(df):\n    w = Window.orderBy('ts')\n    return df.count()\n"),
         Valid("class Window:\n    @staticmethod\n    def orderBy(x):\n        return x\nw = Window.orderBy('a')\n"),
     )
 
     def __init__(self, ctx):
         super().__init__(ctx)
         self.frames: list = [{}]  # per function (the module first): name -> the windows assigned to it, unpartitioned
+        self.reads: list = [set()]  # per function (the module first): the names read in it and in what it nests
 
     def visit_FunctionDef(self, node) -> None:
         self.frames.append({})
+        self.reads.append(set())
 
     def leave_FunctionDef(self, node) -> None:
-        self._flush(self.frames.pop())
+        reads = self.reads.pop()
+        self._flush(self.frames.pop(), reads)
+        self.reads[-1] |= reads  # a closure reading the module's window uses it
 
     def leave_Module(self, node) -> None:
-        self._flush(self.frames.pop())
+        self._flush(self.frames.pop(), self.reads.pop())
 
-    def _flush(self, frame: dict) -> None:
-        for nodes in frame.values():
+    def _flush(self, frame: dict, reads: set) -> None:
+        for name, nodes in frame.items():
+            if name not in reads:
+                continue  # never read: a specification no `over()` runs moves no row
             for node in nodes:
                 self._report(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        parent = self.ctx.parent_of(node)
+        if isinstance(parent, cst.AssignTarget) and parent.target is node or \
+                isinstance(parent, cst.Attribute) and parent.attr is node or \
+                isinstance(parent, cst.Arg) and parent.keyword is node or \
+                isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName)):
+            return
+        self.reads[-1].add(node.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """`w = w.partitionBy(...)`: the window assigned to `w` earlier is partitioned after all."""
