@@ -44,6 +44,15 @@ class TopandasWithoutArrow(PythonRule):
     where Arrow is off by default. A DataFrame proven to hold few rows
     (`limit(100)`) is not reported.
 
+    With `--preview`, and a `target-spark` from 3.0 to 4.1, a `toPandas()` in
+    a file that never sets `spark.sql.execution.arrow.pyspark.enabled` is
+    reported too: Arrow is off by default in Apache Spark before 4.2 (4.2
+    switches it on; PySpark's migration guide). It stays in preview because
+    the setting usually lives outside the file (`spark-defaults.conf`, the
+    cluster's configuration) and Databricks runtimes switch it on by default
+    (a file that mentions Databricks, a Databricks notebook above all, is
+    not reported for it).
+
     On by default: a setting written in the same file is evidence enough, and
     the older-Spark case applies only when `target-spark` says so. A file
     that only reads these keys from a variable is not reported for not
@@ -96,10 +105,12 @@ class TopandasWithoutArrow(PythonRule):
         Invalid("from pyspark.sql import SparkSession\n\ndef report(df):\n    return df.toPandas()\n\n"
                 "spark = SparkSession.builder.config('spark.sql.execution.arrow.enabled', False).getOrCreate()\n"),
         Invalid(_SETUP + "spark.sql('SET spark.sql.execution.arrow.pyspark.enabled=false')\npdf = orders.toPandas()\n"),
+        # Arrow is off by default before Spark 4.2 (preview: the setting usually lives outside the file)
+        Invalid(_SETUP + "pdf = orders.toPandas()\n", preview=True),
     )
     valid = (
         Valid(_SETUP + "spark.conf.set('spark.sql.execution.arrow.pyspark.enabled', 'true')\npdf = orders.toPandas()\n"),
-        Valid(_SETUP + "pdf = orders.toPandas()\n"),
+        Valid(_SETUP + "pdf = orders.toPandas()\n", preview=False),  # by default: only a setting in the file
         Valid(_SETUP + "spark.conf.set('spark.sql.execution.arrow.pyspark.enabled', 'false')\n"
               "pdf = orders.limit(100).toPandas()\n"),
         Valid(_SETUP + "spark.conf.set('spark.sql.execution.arrow.enabled', 'false')\n"
@@ -161,10 +172,17 @@ class TopandasWithoutArrow(PythonRule):
             help = f"set `{LEGACY}` to true (Spark 2.3+; `{ARROW}` from Spark 3.0)"
         else:
             effective, key = (arrow, ARROW) if arrow is not None else (legacy, LEGACY)
-            if effective != "false":
-                return
-            why = f"`{key}` is set to false in this file"
             help = f"set `{ARROW}` to true (the fallback to the non-Arrow path stays on for unsupported types)"
+            if effective == "false":
+                why = f"`{key}` is set to false in this file"
+            elif (effective is None and self.ctx.settings.preview and self.ctx.settings.target_spark < (4, 2)
+                  and not re.search(r"arrow\.(?:pyspark\.)?enabled", self.ctx.code_for(node))
+                  and "databricks" not in self.ctx.unit.document.text.lower()):  # Databricks switches it on
+                why = (f"Arrow is off by default before Spark 4.2 and this file never sets `{ARROW}`; "
+                       "Databricks runtimes switch it on")
+                help += ", in the session's configuration or `spark-defaults.conf`"
+            else:
+                return
         for call in self.calls:
             self.ctx.report(
                 self,
