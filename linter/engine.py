@@ -156,7 +156,9 @@ def _methods(rule_cls) -> list[tuple[str, type, str]]:
 # pyspark imports, the names `spark` and `sc`, Databricks Connect's session, or
 # configured DataFrame functions: a file that mentions none of them cannot produce
 # a finding and is not parsed.
-_SPARK_HINT = re.compile(r"spark|Spark|SPARK|\bsc\b|\bsqlContext\b|DatabricksSession")
+# (`udf(...)` too: a snippet or a `%run` notebook's cell that never names Spark but calls pyspark's `udf`, which
+# the free-name policy of linter/semantic/scopes.py reads as pyspark's when nothing binds it)
+_SPARK_HINT = re.compile(r"spark|Spark|SPARK|\bsc\b|\bsqlContext\b|DatabricksSession|\b(?:pandas_)?udf\s*\(")
 
 
 def _mentions_spark(text: str, settings) -> bool:
