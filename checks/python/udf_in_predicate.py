@@ -6,7 +6,7 @@ from checks.python import _determinism_and_joins as lineage
 from checks.python._determinism_and_joins import join_condition
 from checks.python._udf import site_for_call
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import UDF, literal_string, method_name, positional_args
+from linter.semantic import FUNCTION, UDF, literal_string, method_name, positional_args
 from linter.sources.python import source_child_nodes
 
 _SETUP = (
@@ -26,6 +26,10 @@ class UdfInPredicate(PythonRule):
     condition of `filter` / `where`, or inside a join condition; also a
     `filter` on a column an earlier `withColumn` of the same lineage computed
     with such a UDF (`df.withColumn("n", norm("s")).filter(F.col("n") == "x")`).
+    A plain Python function given to a DataFrame's `filter` / `where` (a
+    lambda, or a function of the file: `df.filter(lambda row: row.ok)`) is
+    reported too: a DataFrame's `filter` takes a Column or a SQL string and
+    raises a `TypeError` on a function, which only an RDD's `filter` takes.
 
     ## Why is this bad?
     Catalyst cannot see into Python: a predicate on a UDF is not pushed to
@@ -63,7 +67,7 @@ class UdfInPredicate(PythonRule):
     summary = "a Python UDF in a filter or join condition cannot be pushed down or used as a join key"
     default_reason = ("a UDF in a filter is not pushed to the source, so every row is read and sent to Python "
                       "before it is dropped; in a join condition it can make the join a cartesian product")
-    triggers = ("udf",)
+    triggers = ("udf", "lambda", "filter", "where")
     doc_setup = (
         "from pyspark.sql.functions import udf\nevents = spark.table('events')\n"
         "@udf('boolean')\ndef is_bot(agent):\n    return 'bot' in agent.lower()\n"
@@ -83,6 +87,9 @@ class UdfInPredicate(PythonRule):
         # a notebook cell whose `udf` and `col` an earlier cell (or a `%run` notebook) imports: nothing binds them here
         Invalid("cleaner = udf(lambda x: x.strip() != '')\norders = spark.table('orders')\n"
                 "named = orders.where(cleaner(col('name')))\n", path="notebook_cell.py"),
+        # a Python function, not a Column: a DataFrame's filter raises a TypeError on it
+        Invalid(_SETUP + "active = users.filter(lambda row: row.status == 'active')\n"),
+        Invalid(_SETUP + "def is_active(row):\n    return row.status == 'active'\n\nactive = users.where(is_active)\n"),
     )
     valid = (
         Valid(_SETUP + "tagged = events.withColumn('bot', is_bot('user_agent'))\n"),
@@ -91,6 +98,9 @@ class UdfInPredicate(PythonRule):
         Valid(_SETUP + "joined = events.join(users, events.user_id == users.id)\n"),
         Valid(_SETUP + "named = users.filter(\"name = 'clean_name(x)'\")\n"),
         Valid("def is_bot(x):\n    return 'bot' in x\n\nagents = ['a', 'bot']\nhumans = list(filter(is_bot, agents))\n"),
+        # an RDD's filter takes a function
+        Valid(_SETUP + "active = users.rdd.filter(lambda row: row.status == 'active')\n"),
+        Valid(_SETUP + "def condition():\n    return F.col('status') == 'active'\n\nactive = users.filter(condition())\n"),
         # `udf` bound by the file itself (here a project helper that is not pyspark's): not taken for pyspark's
         Valid("from helpers import udf\ncleaner = udf(lambda x: x.strip() != '')\norders = spark.table('orders')\n"
               "named = orders.where(cleaner(col('name')))\n"),
@@ -101,6 +111,15 @@ class UdfInPredicate(PythonRule):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.registered = {}  # SQL name -> the Call that registers it
+
+    def _python_function(self, condition) -> bool:
+        """A lambda, or a name bound to a plain function of this file (not a UDF)."""
+        if isinstance(condition, cst.Lambda):
+            return True
+        if isinstance(condition, cst.Name):
+            value = self.ctx.semantic.lookup(condition.value)
+            return value is not None and value.kind == FUNCTION
+        return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         lineage.enter_function(self.ctx, node)
@@ -125,6 +144,13 @@ class UdfInPredicate(PythonRule):
             return
         if condition is None or not self.ctx.semantic.is_dataframe(node.func.value):
             return
+        if method != "join" and self._python_function(condition):
+            self.ctx.report(self, node, f"a Python function given to a DataFrame's `{method}`: it takes a Column "
+                            "or a SQL string, so this raises a `TypeError` (`NOT_COLUMN_OR_STR`) when it runs",
+                            help="write the test as a Column (`F.col('status') == 'active'`); a function of a row "
+                            "is an RDD's `filter` (`df.rdd.filter(f)`), which sends every row to Python",
+                            start=node.func.attr)
+            return
         found = self._udf_in(condition)
         through = ""
         if found is None and method != "join":
@@ -134,6 +160,10 @@ class UdfInPredicate(PythonRule):
         if method == "join":
             why = "it cannot be a join key: without an equality on plain columns every row is paired with every row"
             help = "join on the plain key columns, then filter on the UDF (or replace it with built-in functions)"
+        elif through:
+            # the column is the UDF's output: no way of computing it would be pushed to the scan, but each row
+            # still goes to a Python worker before the filter can drop it
+            why = "every row is sent to a Python worker to compute the column before the filter can drop it"
         else:
             why = "the predicate cannot be pushed to the scan, so every row is read and sent to Python first"
             help = "express the test with built-in functions, or filter first on what can be pushed down"
