@@ -164,6 +164,7 @@ class UdfInPredicate(PythonRule):
             # the column is the UDF's output: no way of computing it would be pushed to the scan, but each row
             # still goes to a Python worker before the filter can drop it
             why = "every row is sent to a Python worker to compute the column before the filter can drop it"
+            help = "compute the column with built-in functions, or filter first on what can be pushed down"
         else:
             why = "the predicate cannot be pushed to the scan, so every row is read and sent to Python first"
             help = "express the test with built-in functions, or filter first on what can be pushed down"
