@@ -2,7 +2,7 @@ import libcst as cst
 
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, UNBOUNDED, method_name
+from linter.semantic import DATAFRAME, UNBOUNDED, dotted_name, method_name
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -81,6 +81,12 @@ class DataframeToRdd(PythonRule):
               "metrics = BinaryClassificationMetrics(out)\n"),
         Valid(_SETUP + "from pyspark.mllib.evaluation import RegressionMetrics\n"
               "metrics = RegressionMetrics(orders.select('p', 'y').rdd.map(tuple))\n"),
+        # the second metric's import comes after the first RDD (a later notebook cell)
+        Valid(_SETUP + "from pyspark.mllib.evaluation import RegressionMetrics\n"
+              "metrics = RegressionMetrics(orders.select('p', 'y').rdd.map(tuple))\n"
+              "from pyspark.mllib.evaluation import RankingMetrics\n"
+              "pairs = orders.join(orders, ['id']).rdd.map(lambda row: (row[1], row[2][:15]))\n"
+              "ranks = RankingMetrics(pairs)\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -140,10 +146,21 @@ class DataframeToRdd(PythonRule):
         return q.startswith("pyspark.mllib.")
 
     def _mllib_argument_names(self) -> set:
-        names, stack = set(), [self.ctx.module]
+        """Names given to a `pyspark.mllib` call anywhere in the file. Asked once, mid-walk: a call is known by
+        the names the file imports from `pyspark.mllib` anywhere (a later cell's `from pyspark.mllib.evaluation
+        import RankingMetrics`), not only by what is bound at the point of asking."""
+        imported, calls, stack = set(), [], [self.ctx.module]
         while stack:
             current = stack.pop()
-            if isinstance(current, cst.Call) and self._mllib(current):
-                names.update(a.value.value for a in current.args if isinstance(a.value, cst.Name))
+            if isinstance(current, cst.ImportFrom) and not isinstance(current.names, cst.ImportStar) and \
+                    (dotted_name(current.module) or "").startswith("pyspark.mllib"):
+                imported.update((a.asname.name.value if a.asname is not None else dotted_name(a.name))
+                                for a in current.names)
+            elif isinstance(current, cst.Call):
+                calls.append(current)
             stack.extend(current.children)
+        names = set()
+        for call in calls:
+            if self._mllib(call) or (isinstance(call.func, cst.Name) and call.func.value in imported):
+                names.update(a.value.value for a in call.args if isinstance(a.value, cst.Name))
         return names
