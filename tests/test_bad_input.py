@@ -182,6 +182,8 @@ def test_scala_in_a_python_file_is_named(tmp_path):
         "val.py": ('val df = spark.table("t")\ndf.show()\n', "`val x = ...` is Scala"),
         "long.py": ('rows = spark.range(10).sample(False, 0.5, 1L).collect()\n', "`1L` is a long literal of Scala or Python 2: in Python 3 write `1`"),
         "quotes.py": ('spark.read.format(\u201cdelta\u201d).load("/x").show()\n', "typographic quotes"),
+        "dash.py": ('from registry.data-models.common import models\ndf = spark.table("t")\n',
+                    "`registry.data-models.common` is no module name"),
     }
     for name, (text, _) in cases.items():
         write(tmp_path / name, text)
@@ -198,3 +200,16 @@ def test_a_spark_file_no_rule_looks_into_still_gets_its_parse_error(tmp_path):
     r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
     [line] = _spk001(r)
     assert line.split(":")[0].endswith("quiet.py") and "`1L` is a long literal" in line, line
+
+
+def test_a_missing_semicolon_between_sql_statements_is_named(tmp_path):
+    write(tmp_path / "q.sql", "SELECT * FROM a\n-- the next query\nSELECT b FROM c;\n")
+    write(tmp_path / "ok.sql", "SELECT a\nFROM t\nWHERE x = 1;\n")
+    write(tmp_path / "bad.sql", "SELECT a FROM t WHERE;\n")
+    r = run_process("check", tmp_path, "--no-cache", "--output-format", "concise")
+    lines = _spk001(r)
+    [line] = [x for x in lines if "q.sql" in x]
+    assert ":3:1:" in line and "end the one before it with `;`" in line, line
+    assert not [x for x in lines if "ok.sql" in x]
+    [line] = [x for x in lines if "bad.sql" in x]
+    assert "with `;`" not in line, line

@@ -21,7 +21,8 @@ _PY2_HINTS = re.compile(
 )
 _ERROR_AT = re.compile(r"error at (\d+):(\d+)")
 # Scala written in a Python file (books and notebooks keep both languages side by side): what each construct
-# is in PySpark, said when the line that does not parse holds it.
+# is in PySpark, said when the line that does not parse holds it; and other lines pasted from elsewhere (quotes
+# of a document, a folder name with `-` imported as a module). {0}: what the pattern found, {1}...: its groups.
 _SCALA_HINTS = (
     (re.compile(r"\)\s+as\s+[\"'`]|\)\s+as\s+[A-Za-z_]\w*\s*[,)]"), "`expr as \"name\"` is Scala or SQL: in Python "
      "write `expr.alias(\"name\")`"),
@@ -32,6 +33,8 @@ _SCALA_HINTS = (
     # (the literal found is quoted in place of {0}, without its suffix in place of {1})
     (re.compile(r"(?<![\w.])(\d+)[lL]\b"), "`{0}` is a long literal of Scala or Python 2: in Python 3 write `{1}`"),
     (re.compile("[\u2018\u2019\u201c\u201d]"), "typographic quotes, pasted from a document: write straight quotes"),
+    (re.compile(r"^\s*(?:from|import)\s+([\w.]*\w-[\w.-]*)"), "`{1}` is no module name: Python's names cannot "
+     "hold `-`; rename the folder, or load the file with `importlib`"),
 )
 
 
@@ -150,7 +153,7 @@ def _scala_hint(text: str, row: int) -> str:
             continue  # `with open(a) as f`, `except E as e`, `import x as y`: Python's own `as`
         found = pattern.search(code)
         if found:
-            return f" ({hint.format(found.group(0), *found.groups())})" if "{0}" in hint else f" ({hint})"
+            return f" ({hint.format(found.group(0), *found.groups())})" if "{" in hint else f" ({hint})"
     return ""
 
 

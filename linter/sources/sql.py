@@ -122,7 +122,26 @@ def _error(text: str, exc, start: int, end: int) -> SqlError:
     last = starts[min(line, len(starts)) - 1] + col - 1
     highlight = info.get("highlight") or ""
     first = max(start, last - len(highlight) + 1)
-    return SqlError(f"cannot parse SQL: {description}", first, max(first + 1, last + 1))
+    return SqlError(f"cannot parse SQL: {description}{_missing_semicolon(text, start, first)}", first,
+                    max(first + 1, last + 1))
+
+
+_STATEMENT_START = re.compile(r"(?i)(select|with|insert|create|drop|alter|update|delete|merge|set|show|describe|"
+                              r"explain|use|cache|uncache|refresh|msck|analyze|truncate|optimize|vacuum)\b")
+
+
+def _missing_semicolon(text: str, start: int, at: int) -> str:
+    """" (a new statement starts on this line: end the one before it with `;`)" when the error is at the first
+    word of a line, that word starts a statement, and the line before it (comments and blank lines aside) is part
+    of the same statement, not ended with `;`; else ""."""
+    line_start = text.rfind("\n", 0, at) + 1
+    if text[line_start:at].strip() or not _STATEMENT_START.match(text, at):
+        return ""
+    before = [ln.split("--", 1)[0].rstrip() for ln in text[start:line_start].splitlines()]
+    before = [ln for ln in before if ln.strip()]
+    if not before or before[-1].endswith(";"):
+        return ""
+    return " (a new statement starts on this line: end the one before it with `;`)"
 
 
 def node_span(node) -> Optional[tuple[int, int]]:
