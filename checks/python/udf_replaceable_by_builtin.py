@@ -44,6 +44,8 @@ _NUMPY = {
 }
 _CONSTANTS = frozenset({"math.pi", "math.e", "math.tau", "numpy.pi", "numpy.e"})
 _HASHES = {"hashlib.md5": "F.md5", "hashlib.sha1": "F.sha1", "hashlib.sha256": "F.sha2", "hashlib.sha512": "F.sha2"}
+# Columns Spark ML's models and assemblers make vectors of (`VectorUDT`), by their default names.
+_ML_VECTORS = frozenset(("probability", "rawPrediction", "features", "scaledFeatures", "normFeatures"))
 _ARITHMETIC = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.Modulo: "%",
                cst.Power: "**", cst.FloorDivide: "//"}
 
@@ -207,7 +209,7 @@ class _Scan:
             return False
         if not self.ok(test.comparator) or not self.uses_param:
             return False
-        self.add("Column.rlike of one pattern of them (a string column) / F.arrays_overlap (an array column)")
+        self.add("`Column.rlike` with one pattern of the fixed strings (or `F.arrays_overlap` on an array)")
         return True
 
     def _constant_int(self, node) -> bool:
@@ -501,6 +503,9 @@ class UdfReplaceableByBuiltin(PythonRule):
         Invalid(_SETUP + "def power3(value):\n    return value ** 3\n\nspark.udf.register('power3py', power3, 'double')\n"),
         Invalid(_SETUP + "import math\nbearing = udf(lambda a, b: math.atan2(a, b) * 2, 'double')\n"),
         Invalid(_SETUP + "import hashlib\nkey = udf(lambda s: hashlib.md5(s.encode()).hexdigest(), StringType())\n"),
+        # an ML model's probability vector: named with vector_to_array, and no fix (a vector has no getItem)
+        Invalid(_SETUP + "from pyspark.sql.types import FloatType\nget_p = F.udf(lambda v: float(v[1]), FloatType())\n"
+                "scored = spark.table('scored').withColumn('p', get_p('probability'))\n"),
         Invalid(_SETUP + "CODES = ['USD', 'EUR', 'GBP']\n\n@udf('boolean')\ndef known(code):\n    return code in CODES\n"),
         Invalid(_SETUP + "any_big = udf(lambda xs: any(map(lambda x: x > 100, xs)), 'boolean')\n"),
         Invalid(_SETUP + "all_set = udf(lambda xs: all(x is not None for x in xs), 'boolean')\n"),
@@ -546,7 +551,7 @@ class UdfReplaceableByBuiltin(PythonRule):
         builtins = replacement(self.ctx, site.function, pandas=site.factory == "pandas_udf")
         if builtins is None:
             return
-        names = ", ".join(f"`{b}`" for b in builtins)
+        names = ", ".join(b if "`" in b else f"`{b}`" for b in builtins)  # (an entry may quote its own names)
         definition, start = None, None
         if isinstance(site.report, cst.Decorator):
             definition, start = site.function, site.function.decorators[0]
@@ -592,7 +597,12 @@ class UdfReplaceableByBuiltin(PythonRule):
         fn, import_edit = functions_alias(self.ctx, node)
         for index, (site, names, definition, start) in enumerate(self.found):
             fix = None
-            if fn is not None:
+            vector = "`Column.getItem`" in names and self._on_ml_vector(index)
+            if vector:
+                # an ML model's `probability`/`rawPrediction`/`features` column is a vector: no getItem, no fix
+                names = names.replace("`Column.getItem`", "`vector_to_array(...)[i]` of pyspark.ml.functions, "
+                                      "a vector having no `getItem`")
+            elif fn is not None:
                 fix = self._fix(index, site, definition, start, fn, import_edit)
             how = ("a pandas UDF still ships every batch to a Python worker" if site.factory == "pandas_udf"
                    else "a Python UDF ships every row to a Python worker")
@@ -603,6 +613,16 @@ class UdfReplaceableByBuiltin(PythonRule):
                 help=f"write it as a column expression with {names}",
                 fix=fix,
             )
+
+    def _on_ml_vector(self, index) -> bool:
+        """Whether a call of the UDF is given a column an ML model or assembler makes a vector of, by its
+        conventional name (`probability`, `rawPrediction`, `features`, `*_vec`, `*Vector`)."""
+        for call in self.calls.get(index, ()):
+            for arg in call.args:
+                name = literal_string(arg.value) or ""
+                if name in _ML_VECTORS or name.endswith(("_vec", "Vector", "_vector", "Features", "_features")):
+                    return True
+        return False
 
     def _fix(self, index, site, definition, start, fn, import_edit):
         calls = self.calls.get(index)
