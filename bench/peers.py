@@ -19,6 +19,15 @@ another of its rules that the mapping gives the same code (a case is a negative 
 tests only; such cases are counted apart). Snippets that never define their DataFrame or never
 import pyspark's names are counted like the others, and their number is printed. Targets (issue):
 >= 85% of in-scope positives caught, < 3% of negatives flagged. About a minute; never a test.
+
+Disputed cases (bench/peer_disputes.tsv): a peer's verdict that Spark's own behaviour contradicts
+(a filter is no bound on what a ``collect()`` brings back; an overwrite that writes the whole table
+loses nothing). The raw figures count every case, as before; a second table gives the same figures
+with the disputed cases left out, and every disputed case is listed with its reason. A dispute names
+its case by id (``c0220``: the case's place in ``peer_cases.CASES``, the same on every run of the same
+peer_cases.py) and by where it comes from (its source and locate, as the lists print them): a
+dispute whose id no longer holds that case is matched by peer, rule and where instead, and one that
+matches nothing is printed as stale and applied to nothing.
 """
 
 from __future__ import annotations
@@ -106,6 +115,7 @@ def timing() -> None:
 # --examples: the peers' own positive and negative examples
 
 MAPPING = os.path.join(ROOT, "bench", "peer_mapping.tsv")
+DISPUTES = os.path.join(ROOT, "bench", "peer_disputes.tsv")
 IN_SCOPE = ("mapped", "partial")
 TARGET_CAUGHT, TARGET_FLAGGED = 85.0, 3.0
 # Names a snippet may use undefined that are not DataFrames (sparkcheck knows them by name).
@@ -130,6 +140,47 @@ def load_mapping(path: str = MAPPING) -> dict:
             codes = [c for c in row["codes"].split(",") if c]
             out[(row["peer"], row["rule"])] = (row["verdict"], codes, row["note"])
     return out
+
+
+def load_disputes(path: str = DISPUTES) -> list:
+    """The rows of bench/peer_disputes.tsv: case, peer, rule, code, where, reason (``#`` lines are comments)."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8", newline="") as f:
+        lines = [line for line in f if line.strip() and not line.startswith("#")]
+    return [dict(row) for row in csv.DictReader(lines, delimiter="\t")]
+
+
+def case_where(case: dict) -> str:
+    """Where a case comes from, as the lists print it and a dispute names it: its source, then how it is cut out."""
+    locate = case["locate"]
+    return case["source"] if locate.get("file") else f"{case['source']} {_locate_short(locate)}"
+
+
+def apply_disputes(cases: list, disputes: list) -> tuple[list, list]:
+    """Mark each disputed case (``case["disputed"]``: the dispute's row); return (rows applied, stale rows).
+
+    A row is matched by its case id when that case has the row's peer, rule and where; otherwise by peer,
+    rule and where alone (the ids moved: peer_cases.py changed), noted as ``moved_from``."""
+    by_id = {f"c{c['index']:04d}": c for c in cases}
+    by_where: dict = {}
+    for c in cases:
+        by_where.setdefault((c["peer"], c["rule"], case_where(c)), []).append(c)
+    applied, stale = [], []
+    for row in disputes:
+        key = (row["peer"], row["rule"], row["where"])
+        case = by_id.get(row["case"])
+        if case is None or (case["peer"], case["rule"], case_where(case)) != key:
+            found = by_where.get(key, [])
+            if len(found) != 1:
+                stale.append(row)
+                continue
+            case = found[0]
+            row = {**row, "moved_from": row["case"], "case": f"c{case['index']:04d}"}
+        if case.get("disputed") is None:
+            case["disputed"] = row
+            applied.append(row)
+    return applied, stale
 
 
 def _pyspark_names() -> tuple[set, set]:
@@ -401,7 +452,8 @@ def examples(misses: bool = False, keep: str | None = None) -> None:
             case["no_df"] = None if gaps is None else gaps["df"]
             case["no_import"] = [] if gaps is None else gaps["imports"]
 
-        _print_examples(cases, failed, unmapped, ours["explicit"], peer_errors, misses)
+        disputes, stale = apply_disputes(cases, load_disputes())
+        _print_examples(cases, failed, unmapped, ours["explicit"], peer_errors, misses, disputes, stale)
         took = time.perf_counter() - start
         peer_times = ", ".join(f"{p} {t:.1f} s" for p, t in peer_took.items())
         print(f"\ntime: {took:.0f} s in all (fetch + install {prepared:.0f} s, sparkcheck {ours_took:.1f} s, "
@@ -413,7 +465,7 @@ def examples(misses: bool = False, keep: str | None = None) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _print_examples(cases, failed, unmapped, explicit, peer_errors, misses) -> None:
+def _print_examples(cases, failed, unmapped, explicit, peer_errors, misses, disputes=(), stale=()) -> None:
     scoped = [c for c in cases if c["verdict"] in IN_SCOPE]
     print(f"{len(cases)} cases written ({len(failed)} could not be extracted); "
           f"{len(scoped)} in scope (peer rule mapped or partial in bench/peer_mapping.tsv)")
@@ -456,6 +508,7 @@ def _print_examples(cases, failed, unmapped, explicit, peer_errors, misses) -> N
     stable_neg = sum(bool(c["stable"]) for c in scoped if c["kind"] == "negative")
     print(f"without --preview (the default rule set and its default cases, same off-by-default codes): "
           f"positives caught {_pct(stable_pos, n_pos)}, negatives flagged {_pct(stable_neg, n_neg)}")
+    _print_disputed(scoped, disputes, stale, row, head)
 
     pos = [c for c in scoped if c["kind"] == "positive"]
 
@@ -525,6 +578,45 @@ def _print_examples(cases, failed, unmapped, explicit, peer_errors, misses) -> N
         _print_case(c)
 
 
+def _print_disputed(scoped: list, disputes, stale, row, head: str) -> None:
+    """The figures again without the disputed cases, then each disputed case with its reason."""
+    if not disputes and not stale:
+        return
+    kept = [c for c in scoped if not c.get("disputed")]
+    out = [c for c in scoped if c.get("disputed")]
+    pos_out = sum(c["kind"] == "positive" for c in out)
+    print(f"\nTHE SAME WITHOUT THE {len(out)} DISPUTED CASES (bench/peer_disputes.tsv: {pos_out} positives, "
+          f"{len(out) - pos_out} negatives left out; the raw figures above count them)\n" + head)
+    for peer in _peers_order(kept):
+        row(peer, [c for c in kept if c["peer"] == peer])
+    print("-" * len(head))
+    n_pos, n_caught, n_neg, n_flagged = row("all without disputed", kept)
+    caught_pct = 100.0 * n_caught / n_pos if n_pos else 0.0
+    flagged_pct = 100.0 * n_flagged / n_neg if n_neg else 0.0
+    stable_pos = sum(bool(c["stable"]) for c in kept if c["kind"] == "positive")
+    stable_neg = sum(bool(c["stable"]) for c in kept if c["kind"] == "negative")
+    print(f"targets without the disputed cases: positives caught {caught_pct:.1f}% "
+          f"({'met' if caught_pct >= TARGET_CAUGHT else 'NOT met'}), negatives flagged {flagged_pct:.1f}% "
+          f"({'met' if flagged_pct < TARGET_FLAGGED else 'NOT met'}); without --preview: positives caught "
+          f"{_pct(stable_pos, n_pos)}, negatives flagged {_pct(stable_neg, n_neg)}")
+    print(f"\ndisputed cases ({len(out)} in scope; the peer's verdict contradicts what Spark does):")
+    for c in sorted(out, key=lambda c: (c["peer"], c["rule"], c["index"])):
+        d = c["disputed"]
+        if c["kind"] == "positive":
+            ours = "sparkcheck reports it" if c["ours"] else "sparkcheck reports nothing"
+        else:
+            ours = "sparkcheck flags it" if c["ours"] else "sparkcheck is silent"
+        moved = f" (listed as {d['moved_from']}: the ids moved)" if d.get("moved_from") else ""
+        print(f"  {c['peer']} {c['rule']} c{c['index']:04d}{moved} {c['kind']}, {ours} [{d['code']}]: "
+              f"{case_where(c)}")
+        print(f"      {d['reason']}")
+    outside = [d for d in disputes if not any(c.get("disputed") is d for c in out)]
+    for d in outside:
+        print(f"  (not in scope) {d['peer']} {d['rule']} {d['case']}: {d['where']}")
+    for d in stale:
+        print(f"  STALE (matches no case; not applied): {d['case']} {d['peer']} {d['rule']}: {d['where']}")
+
+
 def _print_case(c: dict) -> None:
     first = _first_lines(c["text"])
     reported = sorted({code for code, _ in c["ours_all"]})
@@ -542,9 +634,9 @@ def _print_case(c: dict) -> None:
         extra.append(f"fired {fired}")
     extra.append(f"peer {'caught' if c['theirs'] else 'silent'}")
     extra.append(f"sparkcheck reported {', '.join(reported) or 'nothing'}")
-    locate = c["locate"]
-    where = c["source"] if locate.get("file") else f"{c['source']} {_locate_short(locate)}"
-    print(f"  {c['peer']} {c['rule']} [{','.join(c['codes'])}] c{c['index']:04d} {where}")
+    if c.get("disputed"):
+        extra.append("DISPUTED: see the list of disputed cases")
+    print(f"  {c['peer']} {c['rule']} [{','.join(c['codes'])}] c{c['index']:04d} {case_where(c)}")
     print(f"      {first[:150]}")
     print(f"      ({'; '.join(extra)})")
 
@@ -560,7 +652,9 @@ def _locate_short(loc: dict) -> str:
     if "function" in loc:
         return f"{loc['function']} {loc['call']}#{loc['nth']}" + (f" p{loc['param']}" if "param" in loc else "")
     if "md" in loc:
-        return f"{loc['md'][:50]!r} block {loc.get('block', 0)}"
+        occurrence = f" #{loc['occurrence']}" if loc.get("occurrence") else ""
+        lines = f" lines {loc['block_lines'][0]}-{loc['block_lines'][1]}" if loc.get("block_lines") else ""
+        return f"{loc['md'][:50]!r}{occurrence} block {loc.get('block', 0)}{lines}"
     if "lines" in loc:
         return f"lines {loc['lines']}"
     if "attr" in loc:

@@ -4,6 +4,7 @@ from linter.registry import ConfigRule, Invalid, Valid
 
 KEY = "spark.sql.shuffle.partitions"
 _FEW = 8  # at most this many: a test or laptop session (the usual advice for local tests), not a cluster job
+_DEFAULT = 200  # Spark's own default: written out, it changes nothing
 
 
 class ShufflePartitionsWithAqe(ConfigRule):
@@ -19,7 +20,10 @@ class ShufflePartitionsWithAqe(ConfigRule):
     small fixed count is the usual advice) are not reported, nor a file that
     runs a streaming query (`readStream`, `writeStream`, `dlt.read_stream`):
     AQE does not apply to streaming, and there the count fixes the number of
-    state partitions for good, so setting it is the right thing to do.
+    state partitions for good, so setting it is the right thing to do. Nor is
+    Spark's default, 200, written out: unless the deployment sets another
+    count (which the code would then override), every shuffle starts from
+    the count it would have had anyway.
 
     Preview (`--preview`): whether the number is wrong depends on the data's
     size, which the file does not hold, and a deliberately generous starting
@@ -75,6 +79,7 @@ class ShufflePartitionsWithAqe(ConfigRule):
              Valid('from pyspark.sql import SparkSession\nspark = SparkSession.builder.master("local[2]")'
                    f'.config("{KEY}", "4").getOrCreate()\n'),
              Valid(builder((KEY, "4"))),
+             Valid(builder((KEY, "200"))),
              Valid(f"{KEY}  400\n", path="spark-defaults.conf"),
              Valid(f"spark-submit --conf {KEY}=400 job.py\n", path="run.sh"))
 
@@ -90,8 +95,8 @@ class ShufflePartitionsWithAqe(ConfigRule):
         if setting is None or not setting.value.strip().isdigit():
             return
         n = int(setting.value.strip())
-        if n <= _FEW:
-            return  # the count of a test or single-machine session, where there is nothing to size
+        if n <= _FEW or n == _DEFAULT:
+            return  # the count of a test or single-machine session, where there is nothing to size; or the default
         self.ctx.report(self, setting, f"`{KEY}={n}` hard-coded while AQE coalesces shuffle partitions: every "
                         f"shuffle starts from {n} partitions and can never have more, whatever the data's size",
                         help="remove it and tune `spark.sql.adaptive.advisoryPartitionSizeInBytes`; set a generous "

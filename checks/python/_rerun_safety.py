@@ -206,6 +206,17 @@ def scope_of(ctx):
 
 
 
+_MODE_SETTING = re.compile(r"partitionOverwriteMode\b([^\n]{0,40})", re.IGNORECASE)
+_STATIC_VALUE = re.compile(r"""[\s'"]*[,=:]?[\s'"]*static\b""", re.IGNORECASE)
+
+
+def sets_overwrite_mode(text: str) -> bool:
+    """Whether a file sets `partitionOverwriteMode` (session, `SET`, writer option) to anything but `static`:
+    `dynamic`, or a value the text does not show. A mention set to `static` (the default, written out) does not
+    count: an overwrite under it still replaces every partition."""
+    return any(_STATIC_VALUE.match(m.group(1)) is None for m in _MODE_SETTING.finditer(text))
+
+
 def is_dataframe(ctx, node) -> bool:
     value = ctx.semantic.infer(node) if node is not None else None
     return value is not None and value.kind == DATAFRAME

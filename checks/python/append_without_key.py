@@ -35,7 +35,9 @@ class AppendWithoutKey(PythonRule):
     and `replaceWhere`; a DataFrame that an anti-join, `subtract` or
     `exceptAll` has already stripped of the rows the target holds; a target
     the file also deletes from, merges into or truncates (`DELETE FROM t`,
-    `MERGE INTO t`, `TRUNCATE TABLE t`, `DeltaTable.forName(spark, t)`); Kafka and console sinks; a
+    `MERGE INTO t`, `TRUNCATE TABLE t`, `DeltaTable.forName(spark, t)`),
+    unless only after the append in the same block (a rerun appends again
+    before that delete runs); Kafka and console sinks; a
     path made new for each run (from `uuid4()`, `now()`, `tempfile.mkdtemp()` ...);
     test modules.
 
@@ -84,6 +86,8 @@ class AppendWithoutKey(PythonRule):
         Invalid(_SETUP + "orders.write.parquet('s3://curated/orders/', mode='append')\n"),
         Invalid(_SETUP + "orders.write.mode(saveMode='APPEND').parquet('s3://curated/orders/')\n"),
         Invalid(_SETUP + "orders.writeTo('sales.orders').append()\n"),
+        Invalid(_SETUP + "orders.write.mode('append').saveAsTable('sales.orders')\n"
+                "spark.sql(\"DELETE FROM sales.orders WHERE status = 'void'\")\n"),
         Invalid("from pyspark.sql import DataFrame\n\ndef save_batch(batch_df, batch_id):\n"
                 "    batch_df.write.format('delta').mode('append').save('/mnt/lake/orders')\n"),
     )
@@ -98,6 +102,8 @@ class AppendWithoutKey(PythonRule):
               "new.write.mode('append').saveAsTable('sales.orders')\n"),
         Valid(_SETUP + "spark.sql(f\"DELETE FROM sales.orders WHERE order_date = '{run_date}'\")\n"
               "orders.write.mode('append').saveAsTable('sales.orders')\n"),
+        Valid(_SETUP + "def load():\n    orders.write.mode('append').saveAsTable('sales.orders')\n\n"
+              "def clear(run_date):\n    spark.sql(f\"DELETE FROM sales.orders WHERE order_date = '{run_date}'\")\n"),
         Valid(_SETUP + "import uuid\norders.write.mode('append').parquet(f's3://scratch/{uuid.uuid4()}')\n"),
         Valid(_SETUP + "orders.write.mode(write_mode).saveAsTable('sales.orders')\n"),
         Valid(_SETUP + "orders.write.mode('append').saveAsTable('sales.orders')\n", path="tests/test_load.py"),
@@ -150,18 +156,36 @@ class AppendWithoutKey(PythonRule):
         )
 
     def _keyed_elsewhere(self, target) -> bool:
-        """Whether the file deletes from, merges into or truncates the target too."""
+        """Whether the file deletes from, merges into or truncates the target too, other than after the write in
+        the same block (`append` then `DELETE FROM t`: the rerun's append comes before its delete, the rows stay
+        twice)."""
         key = target_key(self.ctx, target)
         if key is None:
             return False
-        text = self.ctx.unit.document.text
         name = key if not key.startswith("{") else None
         variable = key[1:-1] if key.startswith("{") and key.endswith("}") else None
         spelled = re.escape(name) if name else r"\{\s*" + re.escape(variable) + r"\s*\}"
-        if re.search(rf"(?:DELETE\s+FROM|MERGE\s+INTO|TRUNCATE\s+TABLE|REPLACE\s+WHERE)\s+`?{spelled}", text, re.IGNORECASE):
-            return True
         handle = re.escape(variable) if variable else r"['\"]" + re.escape(name) + r"['\"]"
-        return re.search(rf"DeltaTable\.for(?:Name|Path)\(\s*\w+\s*,\s*{handle}", text, re.IGNORECASE) is not None
+        keyed = re.compile(rf"(?:DELETE\s+FROM|MERGE\s+INTO|TRUNCATE\s+TABLE|REPLACE\s+WHERE)\s+`?{spelled}"
+                           rf"|DeltaTable\.for(?:Name|Path)\(\s*\w+\s*,\s*{handle}", re.IGNORECASE)
+        found = len(keyed.findall(self.ctx.unit.document.text))
+        if not found:
+            return False
+        after = sum(len(keyed.findall(self.ctx.code_for(s))) for s in self._later_statements())
+        return found > after
+
+    def _later_statements(self) -> list:
+        """The statements after the one being visited, in the block (or module) that holds it."""
+        a = self.ctx.ancestors
+        for i in range(len(a) - 2, -1, -1):
+            owner = a[i]
+            if owner.__class__ is cst.Module or owner.__class__ is cst.IndentedBlock:
+                body = list(owner.body)
+                for j, statement in enumerate(body):
+                    if statement is a[i + 1]:
+                        return body[j + 1:]
+                return []
+        return []
 
     def _deduplicated(self, dataframe) -> bool:
         """Whether the rows already written were taken out: an anti-join, `subtract`, `exceptAll`."""

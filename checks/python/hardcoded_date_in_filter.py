@@ -13,6 +13,10 @@ _SETUP = (
 )
 _RANGE_OPERATORS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 _DATE_CALLS = ("datetime.date", "datetime.datetime", "pandas.Timestamp", "pendulum.datetime", "pendulum.date")
+# What a date constructor's name means when nothing in the file binds it (a snippet, a cell after the one
+# that imports it): `date(...)` and `datetime(...)` are the classes, `datetime.` and `pendulum.` the modules.
+_FREE_CALLS = {"date": "datetime.date", "datetime": "datetime.datetime"}
+_FREE_MODULES = ("datetime", "pendulum")
 
 
 class HardcodedDateInFilter(PythonRule):
@@ -34,7 +38,11 @@ class HardcodedDateInFilter(PythonRule):
     (`withColumn`, `when`), notebooks (where a fixed day is how one looks at
     data), and test modules (`test_*.py`, `tests/`: fixed data, fixed
     dates). The compact form `"20240101"` counts only against a column
-    named like a date (`ds`, `dt`, `day`, `..._date`).
+    named like a date (`ds`, `dt`, `day`, `..._date`). `date(...)`,
+    `datetime(...)`, `datetime.date(...)` and `pendulum.datetime(...)` are
+    read as the standard constructors when the file never binds the name
+    (a snippet left without its imports), not when a parameter, an
+    assignment or an import binds it to something else.
 
     With `--preview`, ranges are reported as with `ranges`: whether a fixed
     lower bound is meant is a judgement the file cannot settle.
@@ -96,6 +104,8 @@ class HardcodedDateInFilter(PythonRule):
                 "    return df.filter(F.col('d').between('2026-01-01', '2026-01-31'))\n"),
         Invalid("from pyspark.sql import functions as F\n\ndef daily(df):\n"
                 "    return df.filter(F.col('event_ts') == '2024-01-01 00:00:00').withColumn('x', F.lit(1))\n"),
+        Invalid("from pyspark.sql import functions as F\n\ndef launch_day(events):\n"
+                "    return events.where(F.col('event_day') == date(2025, 3, 1))\n"),
     )
     valid = (
         Valid(_SETUP + "def daily(run_date):\n    return orders.filter(F.col('order_date') == run_date)\n"),
@@ -110,6 +120,8 @@ class HardcodedDateInFilter(PythonRule):
               path="explore.py"),
         Valid("import pandas as pd\nframe = pd.read_csv('x.csv')\nday = frame.query('day == \"2024-01-01\"')\n"
               "spark = None\n"),
+        Valid("from pyspark.sql import functions as F\n\ndef one_day(events, date):\n"
+              "    return events.where(F.col('event_day') == date(2025, 3, 1))\n"),
     )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -196,12 +208,25 @@ class HardcodedDateInFilter(PythonRule):
                 return self._date(args[0], column)
             return self._date(args[-1] if len(args) == 1 else args[0], column) if isinstance(
                 args[0], cst.Call) else None  # `to_date("day")` names a column; `to_date(F.lit(...))` is a value
-        q = semantic.qualified_name(node.func)
+        q = semantic.qualified_name(node.func) or self._free_call(node.func)
         if q in _DATE_CALLS and len(args) >= 3 and all(literal_int(a) is not None for a in args[:3]):
             y, m, d = (literal_int(a) for a in args[:3])
             text = f"{y:04d}-{m:02d}-{d:02d}"
             return text if date_text(text) else None
         return None
+
+    def _free_call(self, func) -> Optional[str]:
+        """`date`, `datetime`, `datetime.date`, `pendulum.datetime` ... as the standard names, when the file binds
+        neither the name nor its module (a NameError in a whole program: only a fragment gets here)."""
+        if isinstance(func, cst.Name) and func.value in _FREE_CALLS:
+            root, q = func.value, _FREE_CALLS[func.value]
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in _FREE_MODULES:
+            root, q = func.value.value, f"{func.value.value}.{func.attr.value}"
+        else:
+            return None
+        if self.ctx.semantic.infer(cst.Name(root)) is not None or not self.ctx.semantic.free_name(root):
+            return None
+        return q
 
     def _sql_filter(self, node, text: str) -> None:
         import sqlglot

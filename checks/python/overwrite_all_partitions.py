@@ -1,9 +1,7 @@
-import re
-
 import libcst as cst
 
 from checks.python._driver import shown
-from checks.python._rerun_safety import record_assignment, slice_on, write_info
+from checks.python._rerun_safety import record_assignment, sets_overwrite_mode, slice_on, write_info
 from checks.sql._sql import normalise, partitioned_tables
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import keyword_arg, literal_string, positional_args
@@ -12,7 +10,6 @@ _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
     "spark = SparkSession.builder.getOrCreate()\nevents = spark.table('raw.events')\n"
 )
-_DYNAMIC = re.compile(r"partitionOverwriteMode", re.IGNORECASE)
 
 
 class OverwriteAllPartitions(PythonRule):
@@ -30,7 +27,9 @@ class OverwriteAllPartitions(PythonRule):
     looked at: their inserts replace only the partitions written.
 
     Not reported: a file that sets `partitionOverwriteMode` anywhere (session
-    configuration or writer option), a write with `replaceWhere`, and a full
+    configuration or writer option) to anything but `static` (an explicit
+    `.option("partitionOverwriteMode", "static")` on the write is the
+    default written out, and is reported), a write with `replaceWhere`, and a full
     refresh (a DataFrame not restricted on the partition column), where
     replacing everything is what is meant.
 
@@ -85,6 +84,12 @@ class OverwriteAllPartitions(PythonRule):
                 "    out.write.format('delta').mode('overwrite').partitionBy('ds').save('/mnt/lake/events')\n"),
         Invalid(_SETUP + "daily = spark.sql(f\"SELECT * FROM raw.events WHERE ds = '{run_date}'\")\n"
                 "daily.write.partitionBy('ds').saveAsTable('lake.events', mode='overwrite')\n"),
+        Invalid(_SETUP + "day = events.filter(F.col('ds') == run_date)\n"
+                "(day.write.mode('overwrite').option('partitionOverwriteMode', 'STATIC').partitionBy('ds')\n"
+                "    .parquet('s3://lake/events/'))\n"),
+        Invalid(_SETUP + "spark.conf.set('spark.sql.sources.partitionOverwriteMode', 'static')\n"
+                "day = events.filter(F.col('ds') == run_date)\n"
+                "day.write.mode('overwrite').partitionBy('ds').parquet('s3://lake/events/')\n"),
         Invalid(_SETUP + "spark.sql('CREATE TABLE IF NOT EXISTS lake.events (id BIGINT, ds STRING) "
                 "USING parquet PARTITIONED BY (ds)')\n"
                 "events.where(\"ds = '2024-06-01'\").write.insertInto('lake.events', overwrite=True)\n"),
@@ -132,9 +137,11 @@ class OverwriteAllPartitions(PythonRule):
                 return
             columns = info.partition_columns(self.ctx.semantic)
             how = f"`mode(\"overwrite\")` with `partitionBy({', '.join(repr(c) for c in columns or ())})`"
-        if not columns or info.option("replaceWhere") is not None or info.option("partitionOverwriteMode") is not None:
+        mode_option = info.option("partitionOverwriteMode")
+        static = mode_option is not None and (literal_string(mode_option) or "").lower() == "static"
+        if not columns or info.option("replaceWhere") is not None or (mode_option is not None and not static):
             return
-        if _DYNAMIC.search(self.ctx.unit.document.text):
+        if not static and sets_overwrite_mode(self.ctx.unit.document.text):
             return  # the session's mode is set in this file: trust it
         found = slice_on(self.ctx, info.dataframe, columns)
         if found is None:

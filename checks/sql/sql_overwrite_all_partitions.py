@@ -1,10 +1,10 @@
 import re
 
 from checks.python._literals_and_reads import date_like_name, date_text
+from checks.python._rerun_safety import sets_overwrite_mode
 from checks.sql._sql import normalise, partitioned_tables, spelled_name, table_name
 from linter.registry import Invalid, SqlRule, Valid
 
-_DYNAMIC = re.compile(r"partitionOverwriteMode", re.IGNORECASE)
 _CREATED = r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?`?{}`?\b"
 _JOB = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
 
@@ -27,8 +27,9 @@ class SqlOverwriteAllPartitions(SqlRule):
     slice; either may be what is meant.
 
     Not reported: a script or module that sets `partitionOverwriteMode`
-    anywhere (`SET spark.sql.sources.partitionOverwriteMode = dynamic`, the
-    session's configuration), a `PARTITION (...)` clause (it names what is
+    anywhere to anything but `static` (`SET
+    spark.sql.sources.partitionOverwriteMode = dynamic`, the session's
+    configuration), a `PARTITION (...)` clause (it names what is
     replaced), a table the file creates `STORED AS` (a Hive table: its
     inserts replace only the partitions written) or without `PARTITIONED BY`,
     a query that reads the table it overwrites (a rewrite of the table
@@ -91,6 +92,11 @@ class SqlOverwriteAllPartitions(SqlRule):
                 "SELECT store_id, order_date, SUM(amount) AS revenue FROM silver.orders\n"
                 "WHERE order_date = '{{ ds }}' AND status = 'completed'\nGROUP BY store_id, order_date;\n",
                 path="store_revenue.sql"),
+        Invalid("SET spark.sql.sources.partitionOverwriteMode = static;\n"
+                "CREATE TABLE IF NOT EXISTS lake.visits (user_id BIGINT, visit_day DATE) USING delta "
+                "PARTITIONED BY (visit_day);\n"
+                "INSERT OVERWRITE TABLE lake.visits SELECT user_id, visit_day FROM raw.visits "
+                "WHERE visit_day = '{{ ds }}';\n", path="visits.sql"),
     )
     valid = (
         Valid("-- Rebuild the store revenue mart for the run date.\nINSERT OVERWRITE TABLE gold.store_revenue\n"
@@ -128,8 +134,8 @@ class SqlOverwriteAllPartitions(SqlRule):
         if not isinstance(query, exp.Select):
             return
         text = self.ctx.unit.document.text
-        if _DYNAMIC.search(text):
-            return  # the mode is set in this file: trust it
+        if sets_overwrite_mode(text):
+            return  # the mode is set in this file (to anything but `static`): trust it
         name = table_name(table)
         if any(table_name(t) == name for t in query.find_all(exp.Table)):
             return  # rewrites the table from itself

@@ -266,6 +266,10 @@ class Evidence:
             out[key] = _inferred(f"nothing in this file binds `{key}` (a snippet, or a name another notebook "
                                  f"defines) and `{key}.{member}` is used on it")
 
+    def free_name(self, name: str) -> bool:
+        """Whether nothing in the file binds ``name`` (see ``_free``): a snippet's, or another cell's, name."""
+        return self._free(name)
+
     def _free(self, key: str) -> bool:
         """A name the file never binds (no assignment, import, parameter, definition or loop target), in a file
         importing no other frame library and no star import but pyspark's."""
