@@ -259,6 +259,55 @@ def test_a_lone_edit_is_checked_at_once_and_a_burst_once_it_ends():
     assert server.edit_delay(job, now=100.2) == 0  # after a pause: at once
 
 
+def test_positions_count_the_units_of_the_clients_encoding():
+    """Columns in the client's units: the fast way for ASCII lines gives what pygls's codec counts, and other
+    lines are counted by the codec (an emoji is two UTF-16 units, four UTF-8 ones, one UTF-32 one)."""
+    from pygls.workspace.position_codec import PositionCodec
+
+    from linter.server.protocol import _units
+
+    for encoding in (t.PositionEncodingKind.Utf16, t.PositionEncodingKind.Utf8, t.PositionEncodingKind.Utf32):
+        codec = PositionCodec(encoding)
+        for text in ("", "df.collect()  # noqa: SPK101", "x = '\N{GRINNING FACE}' + 'caf\u00e9'", "\u00e9t\u00e9"):
+            assert _units(codec, text) == codec.client_num_units(text), (encoding, text)
+    assert _units(PositionCodec(t.PositionEncodingKind.Utf16), "'\N{GRINNING FACE}'") == 4
+
+
+def test_a_target_splits_its_text_once():
+    from linter.server.protocol import Target
+
+    target = Target("file:///p/job.py", "/p/job.py", "python", False, b"", 1, {None: "a\nb\n"}, {}, {})
+    assert target.lines(None) == ["a", "b", ""] and target.lines(None) is target.lines(None)
+    assert target.lines(3) == [""]
+
+
+def test_the_engine_is_frozen_after_a_check_that_loaded_more_of_it(monkeypatch):
+    """A check that imported modules (the first one: the rules, libcst) is followed by a collection and
+    gc.freeze in the worker, so later full collections skip the engine's objects; a check importing nothing
+    new does not collect again."""
+    import gc
+
+    from linter.server import protocol
+    from linter.server.protocol import Target, create_server
+
+    server = create_server()
+    key = "file:///project/job.py"
+    target = Target(key, "/project/job.py", "python", False, b"", 1, {None: ""}, {None: key}, {key: 1})
+    server.latest[key] = 1
+    monkeypatch.setattr(server, "_check_now", lambda target, generation: "checked")
+    collections = []
+    monkeypatch.setattr(protocol.gc, "collect", lambda: collections.append(1))
+    try:
+        assert server._check(target, server.generation) == "checked"
+        assert collections == [1] and server.frozen_modules == len(sys.modules)
+        assert gc.get_freeze_count() > 0
+        assert server._check(target, server.generation) == "checked" and collections == [1]
+        server.latest[key] = 2  # an older version: not checked, nothing collected
+        assert server._check(target, server.generation) is None and collections == [1]
+    finally:
+        gc.unfreeze()
+
+
 @pytest.mark.asyncio
 async def test_incremental_off_checks_the_whole_file_each_time(client, tmp_path, run):
     path, uri, after = await comment_the_repartition(client, tmp_path, {"incremental": False})
