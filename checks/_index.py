@@ -258,7 +258,7 @@ MODULES = {
     'python/repartition_to_one.py': 5351,
     'python/repeated_action_without_cache.py': 27675,
     'python/schema_inference.py': 9119,
-    'python/select_star_on_dataframe.py': 4772,
+    'python/select_star_on_dataframe.py': 5707,
     'python/self_join_without_alias.py': 7868,
     'python/sentinel_null_value.py': 12902,
     'python/show_in_code.py': 6693,

@@ -11,13 +11,16 @@ class SelectStarOnDataframe(PythonRule):
     """
     ## What it does
     Finds `df.select("*")` (or `select(F.col("*"))`) with nothing else in
-    it, on a DataFrame. `select("*", F.col(...).alias(...))`, the idiom for
-    adding columns, is not reported; nor is SQL text (`SELECT *` in SQL is
-    SPK501's).
+    it, on a DataFrame, whose result is written (`.write...`, `writeTo`,
+    `writeStream` in the same chain). `select("*", F.col(...).alias(...))`,
+    the idiom for adding columns, is not reported; nor is SQL text (`SELECT
+    *` in SQL is SPK501's); nor a star that is only looked at, counted or
+    transformed further (`df.select("*").show()`,
+    `df.select("*").groupBy("k").count()`): there it is a no-op that costs
+    nothing, since Catalyst prunes columns by what the plan uses.
 
-    Preview (`--preview`): on its own `select("*")` costs nothing, so this
-    is about reading the code, except before `insertInto`, where it hides a
-    real hazard.
+    Preview (`--preview`): the star before a write only says what the write
+    does anyway, except before `insertInto`, where it hides a real hazard.
 
     ## Why is this bad?
     Unlike `SELECT *` over a table in SQL, `select("*")` on a DataFrame is not
@@ -51,16 +54,15 @@ class SelectStarOnDataframe(PythonRule):
 
     code = "SPK412"
     name = "select-star-on-dataframe"
-    summary = '`df.select("*")` chooses no columns: it prunes nothing and lets upstream columns through'
+    summary = '`df.select("*")` before a write chooses no columns: whatever upstream adds is written'
     preview = True
     triggers = ("select",)
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
         Invalid(_SETUP + "orders.select('*').write.insertInto('mart.orders')\n"),
-        Invalid(_SETUP + "counts = orders.select('*').groupBy('status').count()\n"),
         Invalid("from pyspark.sql import functions as F\n\ndef copy(df):\n"
-                "    return df.select(F.col('*')).withColumn('x', F.lit(1))\n"),
+                "    df.select(F.col('*')).write.mode('overwrite').saveAsTable('mart.orders_copy')\n"),
     )
     valid = (
         Valid(_SETUP + "from pyspark.sql import functions as F\n"
@@ -68,6 +70,9 @@ class SelectStarOnDataframe(PythonRule):
         Valid(_SETUP + "few = orders.select('order_id', 'amount')\n"),
         Valid(_SETUP + "rows = spark.sql('SELECT order_id FROM orders')\n"),
         Valid("import polars as pl\nframe = pl.DataFrame()\nsame = frame.select('*')\n"),
+        # looked at, counted or transformed further: a no-op, Catalyst prunes by later use
+        Valid(_SETUP + "orders.select('*').show(10)\nn = orders.select('*').count()\n"),
+        Valid(_SETUP + "counts = orders.select('*').groupBy('status').count()\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -78,12 +83,15 @@ class SelectStarOnDataframe(PythonRule):
             return
         if not self.ctx.semantic.is_dataframe(node.func.value):
             return
-        if self._feeds_insert_into(node):
+        written = self._write_in_chain(node)
+        if written is None:
+            return  # looked at or transformed further: a no-op that costs nothing
+        if written == "insertInto":
             message = (f"`select(\"*\")` on `{shown(self.ctx, node.func.value)}` before `insertInto`, which matches "
                        "columns by position: a column added upstream shifts the columns after it")
         else:
-            message = (f"`select(\"*\")` on `{shown(self.ctx, node.func.value)}` selects nothing: Spark prunes by the "
-                       "columns used later anyway, and columns added upstream pass through")
+            message = (f"`select(\"*\")` on `{shown(self.ctx, node.func.value)}` before a write chooses no columns: "
+                       "whatever upstream adds is written too")
         self.ctx.report(self, node, message, help="name the columns the job needs, or drop the call",
                         start=node.func.attr)
 
@@ -95,15 +103,18 @@ class SelectStarOnDataframe(PythonRule):
             return len(inner) == 1 and literal_string(inner[0]) == "*"
         return False
 
-    def _feeds_insert_into(self, node) -> bool:
-        current = node
+    def _write_in_chain(self, node):
+        """"insertInto" when the chain the select starts goes on to `insertInto`, "write" when it goes on to
+        another write (`.write`, `.writeTo`, `.writeStream`), else None."""
+        current, writes = node, False
         while True:
             parent = self.ctx.parent_of(current)
             if isinstance(parent, cst.Attribute) and parent.value is current:
                 if parent.attr.value == "insertInto":
-                    return True
+                    return "insertInto"
+                writes = writes or parent.attr.value in ("write", "writeTo", "writeStream")
                 current = parent
             elif isinstance(parent, cst.Call) and parent.func is current:
                 current = parent
             else:
-                return False
+                return "write" if writes else None
