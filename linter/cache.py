@@ -75,11 +75,18 @@ class Cache:
         h.update(os.path.splitext(path)[1].lower().encode())
         h.update(b"\0")
         h.update(data)
-        if b"import" in data and _SPARK_HINT.search(data):  # the engine reads no other file's facts
+        spark = _SPARK_HINT.search(data) is not None
+        if b"import" in data and spark:  # the engine reads no other file's facts
             # what the file takes from its project's modules (linter/project.py): an edit there re-checks it
             from linter.project import project_facts
 
             h.update(project_facts(path, data.decode("utf-8", "replace"), facts=False).fingerprint.encode())
+        if spark and (b"/" in data or b"." in data):
+            # the sizes of the repository's sample files it names (linter/datafiles.py): one that grows, appears
+            # or goes away re-checks it
+            from linter.datafiles import fingerprint
+
+            h.update(b"\0data\0" + fingerprint(path, data.decode("utf-8", "replace")).encode())
         return h.hexdigest()
 
     # -- reading ---------------------------------------------------------------------------------------

@@ -262,6 +262,7 @@ def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     facts = project_facts(unit.document.path, unit.document.text) if unit.document.kind != "ipynb" else NO_FACTS
     semantic = Semantic(frozenset(settings["dataframe-functions"]) | facts.dataframe_functions, text,
                         facts.constants, facts.callers, settings["small-tables"])
+    semantic.bundled_source = (unit.document.path, unit.document.text)  # sample data it may read (datafiles.py)
     ctx = PythonContext(unit, module, settings, semantic)
     visit, leave = {}, {}
     sem_visit, sem_leave = semantic.hooks()

@@ -20,9 +20,13 @@ class SchemaInference(PythonRule):
     records the code itself holds (`read.json(sc.parallelize([text]))`), nor
     one of a file the code finds next to itself (a path built from
     `__file__`: `os.path.join(os.path.dirname(__file__), "resources",
-    "orders.csv")`, `Path(__file__).parent / "data.json"`): sample data that
-    ships with the code, small and fixed, where an inference pass costs
-    nothing and no type can drift.
+    "orders.csv")`, `Path(__file__).parent / "data.json"`), nor one of files
+    the repository holds, at most 10 MB in all, named by a literal path
+    (relative to the file or the repository's root, or absolute where the
+    data is mounted: `/data/flight-data/csv/2015-summary.csv` read from a
+    repository with `data/flight-data/csv/2015-summary.csv`): sample data,
+    small and fixed, where an inference pass costs nothing and no type can
+    drift.
 
     The all-strings case is reported only with `--preview`: hand-judged
     samples of real code found it wrong more often than right (a CSV copied
@@ -124,8 +128,8 @@ class SchemaInference(PythonRule):
         path = literal_string(args[0]) if args else None
         if fmt == "json" and path is not None and "_delta_log" in path:
             return  # Delta's own transaction log, read to look at its commits: mixed actions, inference is the tool
-        if args and path is None and self.ctx.semantic.shipped_with_code(args[0]):
-            return  # a sample file beside the code (`os.path.dirname(__file__)`): small and fixed, nothing drifts
+        if args and self.ctx.semantic.local_sample(args[0]):
+            return  # sample data beside the code or in the repository: small and fixed, nothing drifts
         data = self.ctx.semantic.infer(args[0]) if args and path is None else None
         if data is not None and data.kind == RDD and data.bound not in (None, UNBOUNDED):
             return  # `read.json(sc.parallelize([text]))`: records the code holds, read once; nothing to drift

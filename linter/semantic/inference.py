@@ -516,7 +516,7 @@ class Inference:
                 data = self._infer(args[0]) if args and not isinstance(args[0], cst.SimpleString) else None
                 if data is not None and data.kind == RDD:  # read.json(sc.parallelize([text])): the RDD's rows
                     return Value(DATAFRAME, data.bound, receiver.detail, node=node)
-                if args and self.shipped_with_code(args[0]):
+                if args and self.local_sample(args[0]):
                     return Value(DATAFRAME, BOUNDED, receiver.detail, node=node)  # sample data beside the code
                 written = self.written_bound(self.target_key(args[0])) if args else None
                 return Value(DATAFRAME, UNBOUNDED if written is None else written, receiver.detail, node=node)

@@ -1,4 +1,5 @@
-"""Paths of data shipped with the code: a read of a file the code finds next to itself.
+"""Paths of data shipped with the code: a read of a file the code finds next to itself, or of a sample the
+repository holds (linter/datafiles.py measures those).
 
 ``os.path.join(os.path.dirname(__file__), "..", "resources", "orders.csv")`` names a file on the local disk,
 beside the module that reads it: sample or fixture data that travels with the code (an example's input, a
@@ -27,7 +28,27 @@ _PATH_ATTRIBUTES = frozenset(("parent", "parents"))
 
 
 class ShippedFiles:
-    """Mixed into ``Semantic``: whether a path expression is built from ``__file__``."""
+    """Mixed into ``Semantic``: whether a path expression is built from ``__file__``, or names sample data the
+    repository holds (linter/datafiles.py)."""
+
+    bundled_source = None  # (path, document text) of the file checked, set by the engine; None: nothing measured
+
+    def local_sample(self, node) -> bool:
+        """A read's path that names sample data: built from ``__file__``, or a literal path (directly or
+        through a name, as ``text_of`` reads it) of small files the repository holds."""
+        if self.shipped_with_code(node):
+            return True
+        if self.bundled_source is None:
+            return False
+        found = self.__dict__.get("_bundled")
+        if found is None:
+            from linter.datafiles import measured
+
+            found = self.__dict__["_bundled"] = measured(*self.bundled_source)
+        if not found:
+            return False
+        text = self.text_of(node)
+        return text is not None and text in found
 
     def shipped_with_code(self, node, depth: int = 0) -> bool:
         """Whether ``node`` (a read's path) is built from the module's own location: ``__file__``, directly or
