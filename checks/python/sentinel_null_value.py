@@ -151,7 +151,7 @@ class SentinelNullValue(PythonRule):
             stack.extend(current.children)
         return found[0] if len(found) == 1 and isinstance(found[0], cst.IfExp) else None
 
-    def _report(self, node, text: str, where: str, fix_node=None, content=None) -> None:
+    def _report(self, node, text: str, where: str, fix_node=None, content=None, claim=None) -> None:
         fix = None
         if self.opts["fix-to-null"] and fix_node is not None:
             if content is None:
@@ -162,7 +162,7 @@ class SentinelNullValue(PythonRule):
         self.ctx.report(
             self,
             node,
-            f"{where} writes {text!r} where the value is missing: it stops being null "
+            claim or f"{where} writes {text!r} where the value is missing: it stops being null "
             "(isNull misses it, joins and counts include it)",
             help="leave the value null (or `F.lit(None).cast(...)`); turn nulls into labels only for display",
             fix=fix,
@@ -203,7 +203,11 @@ class SentinelNullValue(PythonRule):
             for item in values:
                 text = self._sentinel(item)
                 if text is not None and text != "":
-                    self._report(item, text, f"`{method}`")
+                    # (what it replaces is a value, not a null: `na.replace` never touches nulls)
+                    self._report(item, text, f"`{method}`",
+                                 claim=f"`{method}` turns a value that means missing into the placeholder {text!r}: "
+                                       "a null would say it (isNull misses the placeholder, joins and counts "
+                                       "include it)")
             return
         if semantic.is_function(node.func, {"when"}) and len(node.args) >= 2:
             text = self._sentinel(node.args[1].value)
