@@ -1,3 +1,5 @@
+import re
+
 import libcst as cst
 
 from checks.python._driver import shown
@@ -11,6 +13,7 @@ from checks.python._rerun_safety import (
     write_info,
 )
 from linter.registry import Invalid, PythonRule, Valid
+from linter.sources import NOTEBOOK_KINDS
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
@@ -30,8 +33,11 @@ class WriteWithoutMode(PythonRule):
     whose format is not a literal, writers held in a variable (their mode
     may be set elsewhere), Kafka, console, memory and noop sinks, a path made
     new for each run (from `uuid4()`, `now()`, `tempfile.mkdtemp()`, a `tmp_path` ...), a path or
-    table the same function deletes first (SPK322 reports that), and test
-    modules, whose outputs live in fresh temporary directories.
+    table the same function deletes first (SPK322 reports that), a path a
+    notebook removes in a clean-up cell (`%fs rm -r /tmp/out`,
+    `dbutils.fs.rm("/tmp/out", True)`: run top to bottom, each run starts
+    without it), and test modules, whose outputs live in fresh temporary
+    directories.
 
     ## Why is this bad?
     The default save mode is `errorifexists`: the first run works, and every
@@ -72,6 +78,8 @@ class WriteWithoutMode(PythonRule):
         Invalid(_SETUP + "orders.write.format('delta').partitionBy('day').saveAsTable('curated.orders')\n"),
         Invalid("from pyspark.sql import DataFrame\n\ndef export(df, path):\n    df.write.option('header', True).csv(path)\n"),
         Invalid(_SETUP + "orders.write.jdbc(url, 'public.orders', properties=props)\n"),
+        # a job (not a notebook) that removes the output at its end: a rerun after a failure finds it there
+        Invalid(_SETUP + "orders.write.csv('/tmp/wordcounts.csv')\ndbutils.fs.rm('/tmp/wordcounts.csv', True)\n"),
     )
     valid = (
         Valid(_SETUP + "orders.write.mode('overwrite').parquet('s3://curated/orders/')\n"),
@@ -89,7 +97,21 @@ class WriteWithoutMode(PythonRule):
               "orders.write.parquet('/tmp/out/orders')\n"),
         Valid(_SETUP + "orders.write.parquet(tmp_path)\n", path="tests/test_export.py"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nframe.write.parquet('out')\n"),
+        # a notebook's clean-up cell removes the output: the next run starts without it
+        Valid("# Databricks notebook source\n" + _SETUP + "orders.write.csv('/tmp/wordcounts.csv')\n\n"
+              "# COMMAND ----------\n\n# MAGIC %fs rm -r /tmp/wordcounts.csv\n", path="wordcount.py"),
     )
+
+    def _cleaned_up(self, key: str) -> bool:
+        """A notebook that removes the path anywhere (`%fs rm -r /tmp/out`, `dbutils.fs.rm("/tmp/out", True)`,
+        in a clean-up cell): run top to bottom, each run starts without the output."""
+        document = self.ctx.unit.document
+        if document.kind not in NOTEBOOK_KINDS or "/" not in key:
+            return False
+        path = re.escape(key.rstrip("/")) + r"/?"
+        return re.search(rf"%fs\s+rm\s+(?:-r\s+)?(?:dbfs:)?{path}(?=[\s\\\"']|$)"
+                         rf"|\.fs\.rm\(\s*\\?[\"']{path}\\?[\"']\s*,\s*(?:recurse\s*=\s*)?True",
+                         document.text) is not None
 
     def visit_Assign(self, node: cst.Assign) -> None:
         record_assignment(self.ctx, node)
@@ -106,8 +128,11 @@ class WriteWithoutMode(PythonRule):
             return  # `format(CONNECTOR).options(...).save()`: the connector decides what a mode means
         if fresh_each_run(self.ctx, target):
             return  # `f"s3://scratch/{uuid4()}"`: a new place each run
-        if emptied_before(self.ctx, target_key(self.ctx, target)) is not None:
+        key = target_key(self.ctx, target)
+        if emptied_before(self.ctx, key) is not None:
             return  # deleted just before: no longer there on a rerun (SPK322's concern)
+        if key is not None and self._cleaned_up(key):
+            return  # a notebook whose clean-up cell removes the output: the next run writes it afresh
         where = f"`{shown(self.ctx, target)}`" if target is not None else "the output"
         kind = "table" if info.method == "saveAsTable" or info.method == "jdbc" else "path"
         self.ctx.report(
