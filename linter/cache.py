@@ -41,6 +41,7 @@ import shutil
 
 from linter import __version__
 from linter.diagnostics import Finding
+from linter.sources.decoding import SPARK_HINT_BYTES as _SPARK_HINT  # one pattern: the engine's and the cache key's
 
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by sparkcheck.\n"
 
@@ -49,8 +50,6 @@ FORMAT = 1
 MIN_ENTRIES = 4096
 ENTRIES_PER_FILE = 2
 
-# linter/engine.py's `_SPARK_HINT`, on bytes: a file without it gets no Python finding, whatever it imports
-_SPARK_HINT = re.compile(rb"spark|Spark|SPARK|\bsc\b|\bsqlContext\b")
 _LEGACY_FOLDER = re.compile(r"[0-9a-f]{2}")
 
 

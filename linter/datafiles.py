@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import functools
 import glob
+import itertools
 import os
 import re
 import stat
 
 SMALL_BYTES = 10 * 1024 * 1024  # a sample a repository keeps in git; GitHub warns at 50 MB a file
-_MAX_FILES = 2000  # a folder or glob of more files than this is not a sample (and not walked further)
+_MAX_FILES = 500  # a folder or glob of more entries than this is not a sample (and not walked further)
+_BUDGET = 2000  # entries one file's reads may make us look at in all: past it, the rest count as unmeasured
 _MAX_CANDIDATES = 64
 _UP = 6  # folders above the file searched for the repository's root (a `.git`) and for an absolute path's data
 
@@ -54,8 +56,7 @@ def candidates(text: str) -> list[str]:
         for spelled in (f"{name} =", f"{name}=", f"{name}:"):
             at = text.find(spelled)
             while at != -1:
-                start = text.rfind("\n", 0, at) + 1
-                if not text[start:at].strip(' \t"'):  # at a line's start (a notebook's JSON opens it with `"`)
+                if _at_line_start(text, at):
                     m = _ASSIGNED.match(text, at)
                     if m is not None and m.group(1) == name:
                         found.append(m.group(3))
@@ -65,7 +66,7 @@ def candidates(text: str) -> list[str]:
         if value in seen:
             continue
         seen.add(value)
-        local = value[5:] if value.startswith("file:") else value
+        local = _local(value)
         if _SCHEME.match(local) or local.startswith("//"):
             continue  # s3://, abfss://, dbfs:, http:// ... (and `//host/share`)
         if "/" not in local and not _DATA_NAME.search(local):
@@ -76,14 +77,32 @@ def candidates(text: str) -> list[str]:
     return out
 
 
-def _bases(path: str) -> tuple[list[str], list[str]]:
+def _local(value: str) -> str:
+    """A path without its `file:` scheme: `file:///data/x` and `file:/data/x` are `/data/x`."""
+    if value.startswith("file://"):
+        return value[7:]
+    return value[5:] if value.startswith("file:") else value
+
+
+def _at_line_start(text: str, at: int) -> bool:
+    """Whether only blanks (or a notebook's JSON quote) stand between ``at`` and the start of its line: a real
+    newline, or the `\\n` escape of a notebook saved on one line. Looks back over those characters only, so a
+    file of one long line costs no more than a short one."""
+    j = at
+    while j > 0 and text[j - 1] in ' \t",':
+        j -= 1
+    return j == 0 or text[j - 1] in "\n[" or text[j - 2:j] == "\\n"  # (`[`: a cell's first line, in JSON)
+
+
+def _bases(path: str) -> tuple[list[str], list[str], str]:
     """(folders a relative path may be relative to: the file's own and the repository root; folders an
-    absolute path's tail may lie under: every folder from the file's up to the repository root)."""
+    absolute path's tail may lie under: every folder from the file's up to the repository root; the folder
+    every target must lie inside: the repository root, or with none found the file's parent folder)."""
     return _folder_bases(os.path.dirname(os.path.abspath(path)))
 
 
 @functools.lru_cache(maxsize=1024)
-def _folder_bases(here: str) -> tuple[list[str], list[str]]:
+def _folder_bases(here: str) -> tuple[list[str], list[str], str]:
     chain, root = [here], None
     current = here
     for _ in range(_UP):
@@ -98,59 +117,74 @@ def _folder_bases(here: str) -> tuple[list[str], list[str]]:
     if root is None:
         chain = chain[:2]  # no repository found: only the file's folder and the one above it
     relative = [here] if root is None or root == here else [here, root]
-    return relative, chain
+    return relative, chain, os.path.realpath(root if root is not None else chain[-1])
 
 
-def _size(target: str):
+def _size(target: str, budget: list):
     """Total bytes of the regular files ``target`` names (a file, a folder, a glob); None when it names
-    nothing, or more than the limit allows (too big, too many files, something that is not a regular file)."""
+    nothing, or more than the limit allows (too big, more than ``_MAX_FILES`` entries looked at, something
+    that is not a regular file). Stops at the first entry past a limit: a huge glob or folder costs little."""
     if any(c in target for c in "*?["):
-        paths = glob.glob(target)
+        paths = list(itertools.islice(glob.iglob(target), _MAX_FILES + 1))
         if not paths or len(paths) > _MAX_FILES:
             return None
     else:
         paths = [target]
-    total, count = 0, 0
-    for one in paths:
+    total, seen, files = 0, 0, 0
+    stack = list(paths)
+    while stack:
+        one = stack.pop()
+        seen += 1
+        budget[0] -= 1
+        if seen > _MAX_FILES or budget[0] < 0:
+            return None
         try:
             st = os.stat(one)
         except (OSError, ValueError):
             return None
         if stat.S_ISREG(st.st_mode):
-            total, count = total + st.st_size, count + 1
+            total, files = total + st.st_size, files + 1
+            if total > SMALL_BYTES:
+                return None
         elif stat.S_ISDIR(st.st_mode):
-            for base, dirs, names in os.walk(one):
-                dirs[:] = [d for d in dirs if not d.startswith(".")]
-                for name in names:
-                    count += 1
-                    if count > _MAX_FILES:
-                        return None
-                    try:
-                        inner = os.stat(os.path.join(base, name))
-                    except OSError:
-                        return None
-                    if not stat.S_ISREG(inner.st_mode):
-                        return None
-                    total += inner.st_size
-                if total > SMALL_BYTES:
-                    return None
+            try:
+                with os.scandir(one) as entries:
+                    for entry in entries:
+                        if not entry.name.startswith("."):
+                            stack.append(entry.path)
+                            if len(stack) + seen > _MAX_FILES:
+                                return None
+            except OSError:
+                return None  # a folder it cannot read: its size is not known
         else:
             return None  # a FIFO, a device: never read
-        if total > SMALL_BYTES:
-            return None
-    return total if count else None
+    return total if files else None
 
 
 def measured(path: str, text: str) -> dict:
     """Literal path -> the bytes it names in the repository (at most ``SMALL_BYTES``), for the candidates of
     ``text`` (the file at ``path``) that name files there; candidates that name nothing small are left out."""
-    found = {}
     literals = candidates(text)
     if not literals:
-        return found
-    relative, chain = _bases(path)
+        return {}
+    return dict(_measured(os.path.abspath(path), tuple(literals)))
+
+
+def forget() -> None:
+    """Measure afresh from now on: called when a run (a `check` command, a server check) starts, so that a
+    process checking again sees the files as they are then."""
+    _measured.cache_clear()
+
+
+@functools.lru_cache(maxsize=256)
+def _measured(path: str, literals: tuple) -> tuple:
+    """``measured`` for the candidates found: once in a run for the cache key and the model alike."""
+    found = {}
+    relative, chain, inside = _bases(path)
+    sizes: dict = {}  # target -> size, for spellings of one place
+    budget = [_BUDGET]
     for literal in literals:
-        local = literal[5:] if literal.startswith("file:") else literal
+        local = _local(literal)
         if local.startswith("~"):
             continue  # a home folder is not the repository's
         if local.startswith("/"):
@@ -161,11 +195,17 @@ def measured(path: str, text: str) -> dict:
         else:
             targets = [os.path.join(base, local) for base in relative]
         for target in targets:
-            size = _size(os.path.normpath(target))
-            if size is not None:
-                found[literal] = size
+            target = os.path.realpath(target)
+            if os.path.commonpath((target, inside)) != inside:
+                continue  # `../../etc/hostname`: outside the repository, not its sample
+            if target not in sizes:
+                if budget[0] <= 0:
+                    return tuple(found.items())  # enough looked at for one file: the rest stay unmeasured
+                sizes[target] = _size(target, budget)
+            if sizes[target] is not None:
+                found[literal] = sizes[target]
                 break
-    return found
+    return tuple(found.items())
 
 
 def fingerprint(path: str, text: str) -> str:

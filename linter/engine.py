@@ -12,6 +12,7 @@ from typing import Optional
 from linter import noqa, registry
 from linter.diagnostics import Diagnostic, Edit, Finding, Fix, Location, NodeEdit
 from linter.sources import CONFIG, PYTHON, SQL, Document, SourceError, Unit, is_test_path, load_document
+from linter.sources.decoding import SPARK_HINT as _SPARK_HINT  # one pattern: the engine's and the cache key's
 
 PARSE_ERROR = "SPK001"
 UNUSED_NOQA = "SPK002"
@@ -156,9 +157,6 @@ def _methods(rule_cls) -> list[tuple[str, type, str]]:
 # pyspark imports, the names `spark` and `sc`, Databricks Connect's session, or
 # configured DataFrame functions: a file that mentions none of them cannot produce
 # a finding and is not parsed.
-# (`udf(...)` too: a snippet or a `%run` notebook's cell that never names Spark but calls pyspark's `udf`, which
-# the free-name policy of linter/semantic/scopes.py reads as pyspark's when nothing binds it)
-_SPARK_HINT = re.compile(r"spark|Spark|SPARK|\bsc\b|\bsqlContext\b|DatabricksSession|\b(?:pandas_)?udf\s*\(")
 
 
 def _mentions_spark(text: str, settings) -> bool:

@@ -86,3 +86,46 @@ def test_a_notebooks_escaped_strings_are_read(tmp_path):
     cell = json.dumps({"cells": [{"source": ['df = spark.read.csv("x.csv")\n', 'Y = "y.csv"\n',
                                              'other = spark.read.csv(Y)\n']}]}, indent=1)  # as notebooks are saved
     assert measured(str(tmp_path / "nb.ipynb"), cell) == {"x.csv": 2, "y.csv": 3}
+
+
+def test_only_the_repository_is_measured_and_file_urls_are_local(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "x.csv").write_text("1\n")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.csv"
+    outside.write_text("1\n")
+    text = (f'a = spark.read.csv("../{outside.name}")\nb = spark.read.csv("file:///data/x.csv")\n'
+            'c = spark.read.csv("file:/data/x.csv")\n')
+    assert measured(str(tmp_path / "job.py"), text) == {"file:///data/x.csv": 2, "file:/data/x.csv": 2}
+
+
+def test_a_folder_of_many_files_is_no_sample(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "many").mkdir()
+    for i in range(600):
+        (tmp_path / "many" / f"{i}.json").write_text("{}\n")
+    (tmp_path / "few").mkdir()
+    (tmp_path / "few" / "0.json").write_text("{}\n")
+    text = 'a = spark.read.json("many/")\nb = spark.read.json("many/*.json")\nc = spark.read.json("few/")\n'
+    assert measured(str(tmp_path / "job.py"), text) == {"few/": 3}
+
+
+def test_a_notebook_saved_on_one_line_is_read(tmp_path):
+    (tmp_path / "y.csv").write_text("22\n")
+    cell = json.dumps({"cells": [{"source": ['Y = "y.csv"\n', "other = spark.read.csv(Y)\n"]}]})  # one line
+    assert measured(str(tmp_path / "nb.ipynb"), cell) == {"y.csv": 3}
+
+
+def test_a_databricks_session_file_is_keyed_by_its_samples(tmp_path, run):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "orders.csv").write_text("1\n")
+    job = tmp_path / "job.py"  # no "spark" anywhere: the engine looks into it for DatabricksSession
+    job.write_text("from databricks.connect import DatabricksSession\n\nsession = DatabricksSession.builder.getOrCreate()\n"
+                   "rows = session.read.csv('data/orders.csv').collect()\n")
+    cache = tmp_path / ".cache"
+    args = ("check", job, "--select", "SPK101", "--output-format", "json", "--cache-dir", cache)
+    assert json.loads(run(*args).out) == []
+    with open(tmp_path / "data" / "orders.csv", "wb") as f:
+        f.truncate(SMALL_BYTES + 1)
+    assert [f["location"]["row"] for f in json.loads(run(*args).out)] == [4]

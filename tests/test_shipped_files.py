@@ -24,6 +24,14 @@ from linter.semantic import BOUNDED, DATAFRAME, UNBOUNDED
     ("import os\nHERE = os.path.dirname(__file__)\nHERE = 's3://lake'\nspark.read.json(HERE + '/e')", UNBOUNDED),
     ("import os\nspark.read.json(os.path.join(os.getcwd(), 'events'))", UNBOUNDED),
     ("spark.read.json('s3://lake/events/')", UNBOUNDED),
+    # rebound under a condition, joined with an absolute path, a file that assigns __file__ (the review's cases)
+    ("import os, sys\nHERE = os.path.dirname(__file__)\nif len(sys.argv) > 1:\n    HERE = sys.argv[1]\n"
+     "spark.read.csv(os.path.join(HERE, 'events'))", UNBOUNDED),
+    ("import os\nHERE = os.path.dirname(__file__)\ntry:\n    HERE = os.environ['ROOT']\nexcept KeyError:\n"
+     "    pass\nspark.read.csv(os.path.join(HERE, 'events'))", UNBOUNDED),
+    ("import os\nspark.read.csv(os.path.join(os.path.dirname(__file__), '/mnt/lake/events'))", UNBOUNDED),
+    ("from pathlib import Path\nspark.read.csv(str(Path(__file__).parent / '/mnt/lake/events'))", UNBOUNDED),
+    ("__file__ = 's3://lake/events/'\nspark.read.csv(__file__)", UNBOUNDED),
 ])
 def test_reads_of_files_beside_the_code_are_small(code, bound):
     value = infer_last(PRELUDE + code + "\n")

@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from linter.semantic.values import IMPORT
+from linter.semantic.values import IMPORT, dotted_name, target_names
 from linter.sources.python import child_nodes
 
 # Functions and methods whose result is a path under their first argument (or their receiver).
@@ -59,7 +59,7 @@ class ShippedFiles:
         cls = node.__class__
         if cls is cst.Name:
             if node.value == "__file__":
-                return True
+                return self._bindings("__file__") == 0  # (a file that assigns `__file__` says what it holds)
             bound = self._path_binding(node.value)
             return bound is not None and self.shipped_with_code(bound, depth + 1)
         if cls is cst.Call:
@@ -74,12 +74,15 @@ class ShippedFiles:
                 value = self.lookup(func.value)
                 name = value.detail if value is not None and value.kind == IMPORT else func.value
             return name in _PATH_FUNCTIONS and bool(node.args) and node.args[0].keyword is None \
-                and self.shipped_with_code(node.args[0].value, depth + 1)
+                and not any(_rooted(a.value) for a in node.args[1:]) \
+                and self.shipped_with_code(node.args[0].value, depth + 1)  # (join(HERE, "/mnt/x") is /mnt/x)
         if cls is cst.Attribute:
             return node.attr.value in _PATH_ATTRIBUTES and self.shipped_with_code(node.value, depth + 1)
         if cls is cst.Subscript:  # Path(__file__).parents[1]
             return self.shipped_with_code(node.value, depth + 1)
         if cls is cst.BinaryOperation and isinstance(node.operator, (cst.Divide, cst.Add)):
+            if isinstance(node.operator, cst.Divide) and _rooted(node.right):
+                return False  # Path(__file__).parent / "/mnt/x" is /mnt/x
             return self.shipped_with_code(node.left, depth + 1)  # HERE / "data.csv", HERE + "/data.csv"
         if cls is cst.FormattedString:
             first = node.parts[0] if node.parts else None
@@ -98,7 +101,42 @@ class ShippedFiles:
                 break
             elif scope.kind != "class" and name in scope.names:
                 return None  # a lambda's parameter, a comprehension's target
-        return self.module_assignment(name)
+        # the module's one top-level assignment, and no other binding anywhere (`if args: HERE = args[0]`)
+        return self.module_assignment(name) if self._bindings(name) == 1 else None
+
+    def _bindings(self, name: str) -> int:
+        """How many statements anywhere in the module bind ``name`` (assignments, loop and `with` targets,
+        imports, `global` declarations): counted once per name, on first ask."""
+        counts = self.__dict__.setdefault("_binding_counts", {})
+        if name not in counts:
+            counts[name] = _count_bindings(self.scopes[0].node, name)
+        return counts[name]
+
+
+def _rooted(node) -> bool:
+    """A string literal that starts a path afresh: `/mnt/x`, `s3://x` (a join or `/` with it drops the left)."""
+    text = getattr(node, "evaluated_value", None) if isinstance(node, cst.SimpleString) else None
+    return isinstance(text, str) and (text.startswith(("/", "\\")) or ":" in text.split("/", 1)[0])
+
+
+def _count_bindings(module, name: str) -> int:
+    if module is None:
+        return 0
+    count, stack = 0, [module]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is cst.AssignTarget or cls is cst.AugAssign or cls is cst.AnnAssign or cls is cst.For \
+                or cls is cst.NamedExpr or cls is cst.AsName or cls is cst.CompFor:
+            names: set = set()
+            target_names(getattr(node, "target", None) or getattr(node, "name", None), names)
+            count += name in names
+        elif cls is cst.Global and any(n.name.value == name for n in node.names):
+            count += 1
+        elif cls is cst.ImportAlias and node.asname is None and dotted_name(node.name) == name:
+            count += 1
+        stack.extend(child_nodes(node))
+    return count
 
 
 def _starts_with_field(node) -> bool:

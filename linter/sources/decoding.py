@@ -10,6 +10,14 @@ from linter.sources import SourceError
 
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
+# What makes a file one the Python rules look into: a Spark name, or a call of `udf(...)` (a snippet, or a
+# `%run` notebook's cell, that never names Spark; linter/semantic/scopes.py reads an unbound `udf` as
+# pyspark's). One pattern for the engine (text) and the cache key (bytes): were they to differ, a file the
+# engine checks could get a key blind to what its findings depend on.
+SPARK_HINT_PATTERN = r"spark|Spark|SPARK|\bsc\b|\bsqlContext\b|DatabricksSession|\b(?:pandas_)?udf\s*\("
+SPARK_HINT = re.compile(SPARK_HINT_PATTERN)
+SPARK_HINT_BYTES = re.compile(SPARK_HINT_PATTERN.encode())
+
 
 def decode(data: bytes) -> tuple[str, str, bool]:
     """Bytes to text: a BOM, then a PEP 263 coding cookie, then UTF-8."""
