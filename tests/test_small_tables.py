@@ -17,11 +17,12 @@ regions = spark.read.parquet("s3://lake/ref/regions/").collect()
 active = spark.sql("SELECT code FROM ref.currency WHERE active").collect()
 orders = spark.table("sales.orders").collect()
 joined = spark.sql("SELECT o.id FROM sales.orders o JOIN ref.currency c ON o.cur = c.code").collect()
-spark.table("sales.orders").write.mode("overwrite").saveAsTable("ref.currency")  # the project's word wins
+spark.table("sales.orders").write.mode("overwrite").saveAsTable("ref.currency")  # the file's own write wins
 again = spark.table("ref.currency").collect()
 """
 QUERIES = """\
 SELECT o.id, c.code FROM sales.orders o CROSS JOIN ref.currency c;
+WITH countries AS (SELECT id FROM sales.events) SELECT * FROM sales.clicks CROSS JOIN countries;
 SELECT o.id, i.sku FROM sales.orders o CROSS JOIN sales.items i;
 SELECT c.name, i.sku FROM countries c, sales.items i;
 """
@@ -45,7 +46,9 @@ def test_declared_tables_views_and_paths_are_small(tmp_path, run):
     assert _found(run, tmp_path) == [
         ("job.py", 9, "SPK101"),  # sales.orders: not declared
         ("job.py", 10, "SPK101"),  # a join with an undeclared table is as big as that table
-        ("queries.sql", 2, "SPK505"),  # neither side declared
+        ("job.py", 12, "SPK101"),  # the file itself wrote a big frame there: what it wrote, not the setting
+        ("queries.sql", 2, "SPK505"),  # a query's own CTE named like a declared table is not that table
+        ("queries.sql", 3, "SPK505"),  # neither side declared
     ]
 
 
@@ -53,7 +56,7 @@ def test_without_the_setting_nothing_is_small(tmp_path, run):
     _project(tmp_path, "")
     found = _found(run, tmp_path)
     assert [row for name, row, code in found if name == "job.py"] == [5, 6, 7, 8, 9, 10, 12]
-    assert [row for name, row, code in found if name == "queries.sql"] == [1, 2, 3]
+    assert [row for name, row, code in found if name == "queries.sql"] == [1, 2, 3, 4]
 
 
 def test_the_setting_is_part_of_the_cache_key(tmp_path, run):
@@ -62,7 +65,7 @@ def test_the_setting_is_part_of_the_cache_key(tmp_path, run):
     args = ("check", tmp_path / "job.py", "--select", "SPK101", "--output-format", "json", "--cache-dir", cache)
     assert len(json.loads(run(*args).out)) == 6  # SPK101 only: not row 6's toPandas
     (tmp_path / "pyproject.toml").write_text('[tool.sparkcheck]\nsmall-tables = ["ref.currency"]\n')
-    assert len(json.loads(run(*args).out)) == 3  # rows 5, 8 and 12 no longer; 7 is not declared here
+    assert len(json.loads(run(*args).out)) == 4  # rows 5 and 8 no longer; 7 is not declared, 12 written here
 
 
 def test_a_setting_of_the_wrong_type_is_a_one_line_error(tmp_path, run):

@@ -111,9 +111,15 @@ class SqlCrossJoin(SqlRule):
         sources = [first.this] + [join.this for join in joins]
         known = [_projected(s, node) for s in sources]
         small = self.ctx.settings["small-tables"]
+        ctes = {c.alias_or_name.lower() for c in node.find_all(exp.CTE)} if small else set()
+        top = node
+        while small and top.parent is not None:  # a CTE of an enclosing query names a table of its own too
+            top = top.parent
+            ctes |= {c.alias_or_name.lower() for c in top.args.get("with").expressions} \
+                if top.args.get("with") is not None else set()
         # a side of one row pairs nothing; a table the project declares small (`small-tables`) multiplies the
         # other side by its few rows, the way a deliberate product (dates by products) is written
-        one_row = [_one_row(s, node) or (small and isinstance(s, exp.Table) and
+        one_row = [_one_row(s, node) or (small and isinstance(s, exp.Table) and s.name.lower() not in ctes and
                                          declared_small(".".join(p.name for p in s.parts), small))
                    for s in sources]
         aliases = [s.alias_or_name.lower() for s in sources]

@@ -158,19 +158,23 @@ class Inference:
         return literal_string(node)
 
     def written_bound(self, target: Optional[str]):
-        """The bound of a table, path or view this file wrote from a frame proven small (see Scopes._write), or
-        that the project declares small (`small-tables`: its word wins over what the file writes there); None
-        when it wrote nothing there, or wrote a frame not proven small."""
-        if target is not None and self.small_tables and declared_small(target, self.small_tables):
-            return BOUNDED
-        if target is None or len(self.written_small) < 2:
-            return None  # (the one entry is the set of tainted targets)
+        """The bound of a table, path or view this file wrote from a frame proven small (see Scopes._write), or,
+        when the file writes nothing there, that the project declares small (`small-tables`); None when it wrote
+        a frame not proven small there (a temp view of a big frame hides the table of that name), or nothing is
+        known."""
+        if target is None:
+            return None
         key = _written_key(target)
-        tainted = self.written_small["\0tainted"]
-        if None in tainted or key in tainted or ("Tables/" + key) in tainted:
-            return None  # (None: a write the file cannot name, or SQL that may write anything, came first)
-        bound = self.written_small.get(key, self.written_small.get("Tables/" + key))
-        return None if bound == UNBOUNDED else bound
+        if len(self.written_small) > 1:  # (the one entry is the set of tainted targets)
+            tainted = self.written_small["\0tainted"]
+            if None in tainted or key in tainted or ("Tables/" + key) in tainted:
+                return None  # (None: a write the file cannot name, or SQL that may write anything, came first)
+            bound = self.written_small.get(key, self.written_small.get("Tables/" + key))
+            if bound is not None:
+                return None if bound == UNBOUNDED else bound
+        if self.small_tables and declared_small(target, self.small_tables):
+            return BOUNDED
+        return None
 
     def target_key(self, node) -> Optional[str]:
         """How a table, path or view is named, to match a write with a read: the text when the file proves it,
