@@ -19,6 +19,7 @@ orders = spark.table("sales.orders").collect()
 joined = spark.sql("SELECT o.id FROM sales.orders o JOIN ref.currency c ON o.cur = c.code").collect()
 spark.table("sales.orders").write.mode("overwrite").saveAsTable("ref.currency")  # the file's own write wins
 again = spark.table("ref.currency").collect()
+both = spark.read.parquet("s3://lake/ref/currencies", "s3://lake/sales/events").collect()
 """
 QUERIES = """\
 SELECT o.id, c.code FROM sales.orders o CROSS JOIN ref.currency c;
@@ -47,6 +48,7 @@ def test_declared_tables_views_and_paths_are_small(tmp_path, run):
         ("job.py", 9, "SPK101"),  # sales.orders: not declared
         ("job.py", 10, "SPK101"),  # a join with an undeclared table is as big as that table
         ("job.py", 12, "SPK101"),  # the file itself wrote a big frame there: what it wrote, not the setting
+        ("job.py", 13, "SPK101"),  # one of the read's two paths is not declared
         ("queries.sql", 2, "SPK505"),  # a query's own CTE named like a declared table is not that table
         ("queries.sql", 3, "SPK505"),  # neither side declared
     ]
@@ -55,7 +57,7 @@ def test_declared_tables_views_and_paths_are_small(tmp_path, run):
 def test_without_the_setting_nothing_is_small(tmp_path, run):
     _project(tmp_path, "")
     found = _found(run, tmp_path)
-    assert [row for name, row, code in found if name == "job.py"] == [5, 6, 7, 8, 9, 10, 12]
+    assert [row for name, row, code in found if name == "job.py"] == [5, 6, 7, 8, 9, 10, 12, 13]
     assert [row for name, row, code in found if name == "queries.sql"] == [1, 2, 3, 4]
 
 
@@ -63,9 +65,9 @@ def test_the_setting_is_part_of_the_cache_key(tmp_path, run):
     _project(tmp_path, "")
     cache = tmp_path / ".cache"
     args = ("check", tmp_path / "job.py", "--select", "SPK101", "--output-format", "json", "--cache-dir", cache)
-    assert len(json.loads(run(*args).out)) == 6  # SPK101 only: not row 6's toPandas
+    assert len(json.loads(run(*args).out)) == 7  # SPK101 only: not row 6's toPandas
     (tmp_path / "pyproject.toml").write_text('[tool.sparkcheck]\nsmall-tables = ["ref.currency"]\n')
-    assert len(json.loads(run(*args).out)) == 4  # rows 5 and 8 no longer; 7 is not declared, 12 written here
+    assert len(json.loads(run(*args).out)) == 5  # rows 5 and 8 no longer; 7 is not declared, 12 written here
 
 
 def test_a_setting_of_the_wrong_type_is_a_one_line_error(tmp_path, run):

@@ -520,9 +520,15 @@ class Inference:
                 data = self._infer(args[0]) if args and not isinstance(args[0], cst.SimpleString) else None
                 if data is not None and data.kind == RDD:  # read.json(sc.parallelize([text])): the RDD's rows
                     return Value(DATAFRAME, data.bound, receiver.detail, node=node)
-                if args and self.local_sample(args[0]):
+                # every path of the read (`parquet(a, b)`, `load([a, b])`) must be small for the read to be
+                paths = (list(args[0].elements) if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple))
+                         else args)
+                paths = [p.value if isinstance(p, cst.Element) else p for p in paths]
+                if paths and all(self.local_sample(p) for p in paths):
                     return Value(DATAFRAME, BOUNDED, receiver.detail, node=node)  # sample data beside the code
-                written = self.written_bound(self.target_key(args[0])) if args else None
+                bounds = [self.written_bound(self.target_key(p)) for p in paths]
+                written = (None if not paths or any(b is None for b in bounds)
+                           else bounds[0] if len(bounds) == 1 else _combine_bounds(bounds))
                 return Value(DATAFRAME, UNBOUNDED if written is None else written, receiver.detail, node=node)
             return None
         if kind == GROUPED:
