@@ -6,7 +6,7 @@ from checks.python import _determinism_and_joins as lineage
 from checks.python._determinism_and_joins import join_condition
 from checks.python._udf import site_for_call
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import FUNCTION, UDF, literal_string, method_name, positional_args
+from linter.semantic import FUNCTION, UDF, dotted_name, literal_string, method_name, positional_args
 from linter.sources.python import source_child_nodes
 
 _SETUP = (
@@ -15,6 +15,10 @@ _SETUP = (
     "events = spark.read.parquet('s3://lake/events/')\nusers = spark.table('users')\n"
     "@udf('boolean')\ndef is_bot(agent):\n    return agent is not None and 'bot' in agent.lower()\n\n"
 )
+
+
+# decorators that return a function still (their result is as callable as what they wrap)
+_KEEPS_FUNCTION = frozenset(("lru_cache", "cache", "wraps", "staticmethod"))
 
 
 class UdfInPredicate(PythonRule):
@@ -101,6 +105,9 @@ class UdfInPredicate(PythonRule):
         # an RDD's filter takes a function
         Valid(_SETUP + "active = users.rdd.filter(lambda row: row.status == 'active')\n"),
         Valid(_SETUP + "def condition():\n    return F.col('status') == 'active'\n\nactive = users.filter(condition())\n"),
+        # a decorator that calls it (here returning a Column): not a function any more
+        Valid(_SETUP + "def column_condition(fn):\n    return fn()\n\n@column_condition\ndef adult():\n"
+              "    return F.col('age') > 18\n\nadults = users.filter(adult)\n"),
         # `udf` bound by the file itself (here a project helper that is not pyspark's): not taken for pyspark's
         Valid("from helpers import udf\ncleaner = udf(lambda x: x.strip() != '')\norders = spark.table('orders')\n"
               "named = orders.where(cleaner(col('name')))\n"),
@@ -118,7 +125,14 @@ class UdfInPredicate(PythonRule):
             return True
         if isinstance(condition, cst.Name):
             value = self.ctx.semantic.lookup(condition.value)
-            return value is not None and value.kind == FUNCTION
+            if value is None or value.kind != FUNCTION:
+                return False
+            definition = value.node
+            # a decorator may have made it something else (`@column_condition` returning `fn()`, a Column):
+            # only an undecorated function of the file, or one whose decorators keep a function, is one
+            return isinstance(definition, cst.FunctionDef) and all(
+                (dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+                .rsplit(".", 1)[-1] in _KEEPS_FUNCTION for d in definition.decorators)
         return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
