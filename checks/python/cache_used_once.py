@@ -1,3 +1,5 @@
+import re
+
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
@@ -95,6 +97,14 @@ class CacheUsedOnce(PythonRule):
               "        self.daily.write.parquet('s3://r/')\n\n    def size(self):\n        return self.daily.count()\n"),
         Valid(_SETUP + "class Job:\n    def load(self):\n        self.daily = orders.groupBy('day').count().cache()\n"
               "        self.publish(self.daily)\n"),
+        # read by methods written before the one that caches it, in a loop, or through a local name
+        Valid(_SETUP + "class Job:\n    def size(self):\n        return self.daily.count()\n\n    def top(self):\n"
+              "        return self.daily.limit(5).collect()\n\n    def load(self):\n"
+              "        self.daily = orders.groupBy('day').count().cache()\n"),
+        Valid(_SETUP + "class Job:\n    def load(self, days):\n        self.daily = orders.groupBy('day').count().cache()\n"
+              "        for d in days:\n            self.daily.filter(self.daily.day == d).write.parquet(f's3://r/{d}')\n"),
+        Valid(_SETUP + "class Job:\n    def load(self):\n        self.daily = orders.groupBy('day').count().cache()\n"
+              "        daily = self.daily\n        daily.count()\n        daily.write.parquet('s3://r/')\n"),
     )
 
     def __init__(self, ctx):
@@ -105,6 +115,24 @@ class CacheUsedOnce(PythonRule):
         # `self.x` cached anywhere in the file: "x" -> [assign node, reads of `.x` anywhere, _, handed to a call]
         self.attributes: dict = {}
         self.frame_attributes: set = set()  # the `x` of each `self.x = <a DataFrame>` seen so far
+        # every use of `.x` for an `x` the file may cache on an instance, wherever it is (a method before the one
+        # that caches it included): x -> [(node, how it is used, inside a loop)], counted at the module's end
+        self.watched = set(re.findall(r"self\s*\.\s*(\w+)\s*(?:=(?!=)|\.\s*(?:cache|persist)\s*\()",
+                                      ctx.unit.text))
+        self.uses: dict = {}
+        self.loops = 0
+
+    def visit_For(self, node) -> None:
+        self.loops += 1
+
+    def leave_For(self, node) -> None:
+        self.loops -= 1
+
+    def visit_While(self, node) -> None:
+        self.loops += 1
+
+    def leave_While(self, node) -> None:
+        self.loops -= 1
 
     def visit_FunctionDef(self, node) -> None:
         self.frames.append({})
@@ -115,7 +143,16 @@ class CacheUsedOnce(PythonRule):
     def leave_Module(self, node) -> None:
         self._flush(self.frames.pop(), in_function=False)
         # an instance's cache: read once in the whole file is reported; unreleased is not (the instance may keep it)
-        self._flush({f"self.{name}": entry for name, entry in self.attributes.items()}, in_function=False)
+        for name, entry in self.attributes.items():
+            entry[1] = 0
+            for use, how, looped in self.uses.get(name, ()):
+                if use is entry[4]:
+                    continue  # the attribute the cache was assigned to or called on
+                if how == "handed":
+                    entry[3] = True  # `daily = self.daily`, `self.publish(self.daily)`: read where it goes
+                elif how == "read":
+                    entry[1] += 2 if looped else 1  # a read in a loop runs once per round
+        self._flush({f"self.{name}": entry[:4] for name, entry in self.attributes.items()}, in_function=False)
 
     def _flush(self, frame: dict, in_function: bool) -> None:
         for name, (assign, reads, unpersisted, returned) in frame.items():
@@ -151,7 +188,7 @@ class CacheUsedOnce(PythonRule):
         if isinstance(target, cst.Name):
             self.frames[-1][target.value] = [node, 0, False, False]
         elif _self_attribute(target) and len(self.frames) > 1:
-            self.attributes[target.attr.value] = [node, 0, False, False]
+            self.attributes[target.attr.value] = [node, 0, False, False, target]
 
     def visit_Expr(self, node: cst.Expr) -> None:
         """`df.cache()` as a statement: `df` is cached in place."""
@@ -162,7 +199,7 @@ class CacheUsedOnce(PythonRule):
         if isinstance(receiver, cst.Name) and self.ctx.semantic.is_dataframe(receiver):
             self.frames[-1][receiver.value] = [node, 0, False, False]
         elif _self_attribute(receiver) and len(self.frames) > 1 and self._self_frame(receiver):
-            self.attributes[receiver.attr.value] = [node, 0, False, False]
+            self.attributes[receiver.attr.value] = [node, 0, False, False, receiver]
 
     def _self_frame(self, node: cst.Attribute) -> bool:
         """Whether `self.x` holds a DataFrame (`self.x = spark.table(...)`, then `self.x.cache()`)."""
@@ -201,9 +238,21 @@ class CacheUsedOnce(PythonRule):
         entry[1] += 1
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        entry = self.attributes.get(node.attr.value)
-        if entry is not None:
-            self._read(node, entry)  # `self.x`, or `job.x` from outside the class: any `.x` counts
+        """A use of `.x` (`self.x`, or `job.x` from outside the class: any `.x` counts), noted with how it is
+        used; counted when the module ends, the cache being known by then."""
+        name = node.attr.value
+        if name not in self.watched:
+            return
+        probe = [None, 0, False, False]
+        self._read(node, probe)
+        parent = self.ctx.parent_of(node)
+        if probe[3] or (isinstance(parent, cst.Assign) and parent.value is node):
+            how = "handed"  # given to an opaque call, returned, or bound to another name
+        elif probe[1]:
+            how = "read"
+        else:
+            how = "other"  # assigned, cached, unpersisted
+        self.uses.setdefault(name, []).append((node, how, self.loops > 0))
 
     def visit_Name(self, node: cst.Name) -> None:
         frame = self.frames[-1]
