@@ -206,7 +206,7 @@ def scope_of(ctx):
 
 
 
-_MODE_SETTING = re.compile(r"partitionOverwriteMode\b([^\n]{0,40})", re.IGNORECASE)
+_MODE_SETTING = re.compile(r"partitionOverwriteMode\b([^)]{0,60})", re.IGNORECASE)  # (its value may be on the next line)
 _STATIC_VALUE = re.compile(r"""[\s'"]*[,=:]?[\s'"]*static\b""", re.IGNORECASE)
 
 

@@ -616,11 +616,12 @@ class UdfReplaceableByBuiltin(PythonRule):
 
     def _on_ml_vector(self, index) -> bool:
         """Whether a call of the UDF is given a column an ML model or assembler makes a vector of, by its
-        conventional name (`probability`, `rawPrediction`, `features`, `*_vec`, `*Vector`)."""
+        conventional name (`probability`, `rawPrediction`, `features`, `*_vec`, `*Vector`); not `raw_features`,
+        which may as well be an array."""
         for call in self.calls.get(index, ()):
             for arg in call.args:
                 name = literal_string(arg.value) or ""
-                if name in _ML_VECTORS or name.endswith(("_vec", "Vector", "_vector", "Features", "_features")):
+                if name in _ML_VECTORS or name.endswith(("_vec", "Vector", "_vector")):
                     return True
         return False
 
