@@ -8,6 +8,7 @@ from linter.semantic import method_name
 _CACHES = ("cache", "persist")  # not checkpoint/localCheckpoint: those cut lineage, worth it even if read once
 # builtins that read a frame given to them once (`display(df)`: one job) or not at all (`print(df)`: its schema)
 _ONE_READ = frozenset(("print", "display", "repr", "str", "type", "isinstance", "id"))
+_NO_READ = frozenset(("print", "repr", "str", "type", "isinstance", "id"))  # (they show the plan's schema, no rows)
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 
 
@@ -76,6 +77,7 @@ class CacheUsedOnce(PythonRule):
         Invalid(_SETUP + "class Job:\n    def load(self):\n        self.daily = orders.groupBy('day').count()\n"
                 "        self.daily.persist()\n        return self.daily.count()\n"),
         Invalid(_SETUP + "daily = orders.groupBy('day').count().cache()\nprint(daily.count())\n"),
+        Invalid(_SETUP + "daily = orders.groupBy('day').count().cache()\nprint(daily)\ndaily.write.parquet('s3://r/')\n"),
     )
     valid = (
         Valid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.count()\ndaily.write.parquet('s3://r/')\n"),
@@ -232,6 +234,8 @@ class CacheUsedOnce(PythonRule):
             return  # the cache call itself (`df.cache()`, `df = df.cache()`), not a read
         if isinstance(parent, cst.Arg):
             call = self.ctx.parent_of(parent)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _NO_READ:
+                return  # `print(df)`: the frame's schema, not its rows
             if isinstance(call, cst.Call) and self._opaque_call(call):
                 entry[3] = True  # `process(df)`: its body may read it many times, and release it
                 return
