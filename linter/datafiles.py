@@ -106,7 +106,7 @@ def _folder_bases(here: str) -> tuple[list[str], list[str], str]:
     chain, root = [here], None
     current = here
     for _ in range(_UP):
-        if os.path.isdir(os.path.join(current, ".git")):
+        if os.path.exists(os.path.join(current, ".git")):  # (a file in a worktree or a submodule)
             root = current
             break
         parent = os.path.dirname(current)
