@@ -132,3 +132,13 @@ class HistoryServer:
     def __exit__(self, *exc) -> None:
         os.killpg(self.process.pid, 15)
         self.process.wait(timeout=30)
+
+
+def codes_and_rows(run, path, select: str, *args) -> list:
+    """`sparkcheck check PATH --select SELECT` (plus ``args``) in this process: its findings as sorted
+    (code, row) pairs."""
+    import json
+
+    r = run("check", path, "--select", select, "--output-format", "json", *args)
+    assert r.code in (0, 1), r.err
+    return sorted((f["code"], f["location"]["row"]) for f in json.loads(r.out))

@@ -3,6 +3,7 @@
 import json
 import os
 
+from conftest import codes_and_rows
 from linter.datafiles import SMALL_BYTES, candidates, measured
 
 JOB = """\
@@ -32,9 +33,7 @@ def _repo(tmp_path):
 
 
 def _found(run, job, *args):
-    r = run("check", job, "--select", "SPK101,SPK405", "--output-format", "json", *args)
-    assert r.code in (0, 1), r.err
-    return sorted((f["code"], f["location"]["row"]) for f in json.loads(r.out))
+    return codes_and_rows(run, job, "SPK101,SPK405", *args)
 
 
 def test_reads_of_small_files_the_repository_holds_are_quiet(tmp_path, run):

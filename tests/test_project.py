@@ -1,7 +1,7 @@
 """What a file takes from its own project's modules (linter/project.py): constants and DataFrame functions."""
 import json
 
-from conftest import write
+from conftest import codes_and_rows, write
 from linter.project import NO_FACTS, imported_modules, project_facts
 
 CONSTANTS = '''"""Names of reader options, as dataproc-templates keeps them."""
@@ -59,9 +59,7 @@ def _project(tmp_path):
 
 
 def _found(run, path, *args):
-    r = run("check", path, "--select", "SPK405,SPK101", "--output-format", "json", *args)
-    assert r.code in (0, 1), r.err
-    return sorted((f["code"], f["location"]["row"]) for f in json.loads(r.out))
+    return codes_and_rows(run, path, "SPK405,SPK101", *args)
 
 
 def test_constants_and_dataframe_functions_of_the_project_are_known(tmp_path, run):
