@@ -260,7 +260,7 @@ MODULES = {
     'python/schema_inference.py': 9360,
     'python/select_star_on_dataframe.py': 5707,
     'python/self_join_without_alias.py': 7868,
-    'python/sentinel_null_value.py': 13304,
+    'python/sentinel_null_value.py': 12698,
     'python/show_in_code.py': 6693,
     'python/sort_overridden_by_later_sort.py': 4706,
     'python/stale_column_reference.py': 9518,

@@ -259,8 +259,8 @@ def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     module = parse(unit.text)
     facts = project_facts(unit.document.path, unit.document.text) if unit.document.kind != "ipynb" else NO_FACTS
     semantic = Semantic(frozenset(settings["dataframe-functions"]) | facts.dataframe_functions, text,
-                        facts.constants, facts.callers, settings["small-tables"])
-    semantic.bundled_source = (unit.document.path, unit.document.text)  # sample data it may read (datafiles.py)
+                        facts.constants, facts.callers, settings["small-tables"],
+                        (unit.document.path, unit.document.text))
     ctx = PythonContext(unit, module, settings, semantic)
     visit, leave = {}, {}
     sem_visit, sem_leave = semantic.hooks()

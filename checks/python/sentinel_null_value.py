@@ -5,6 +5,7 @@ import libcst as cst
 from checks.python._fixes import functions_name, replace, source
 from linter.registry import Invalid, Option, PythonRule, Valid
 from linter.semantic import COLUMN, DATAFRAME, NA, literal_string, method_name, positional_args
+from linter.semantic.paths import single_assignment
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -134,22 +135,8 @@ class SentinelNullValue(PythonRule):
     def _assigned_once(self, name: str):
         """The value of the one assignment of ``name`` in the enclosing function, when it is an `a if c else b`."""
         function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
-        if function is None:
-            return None
-        found = []
-        stack = [function.body]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                continue
-            if isinstance(current, cst.Assign) and any(
-                    isinstance(t.target, cst.Name) and t.target.value == name for t in current.targets):
-                found.append(current.value)
-            elif isinstance(current, (cst.AugAssign, cst.AnnAssign, cst.For)) and \
-                    isinstance(current.target, cst.Name) and current.target.value == name:
-                return None
-            stack.extend(current.children)
-        return found[0] if len(found) == 1 and isinstance(found[0], cst.IfExp) else None
+        value = single_assignment(function, name) if function is not None else None
+        return value if isinstance(value, cst.IfExp) else None
 
     def _report(self, node, text: str, where: str, fix_node=None, content=None, claim=None) -> None:
         fix = None

@@ -262,15 +262,11 @@ class Evidence:
             out[key] = _inferred(f"`{key}.{member}` is used on it")
         elif member in RDD_ONLY and key not in out:
             out[key] = Value(RDD, UNBOUNDED, flags={"inferred"}, why=f"`{key}.{member}` is used on it (an RDD's)")
-        elif member in _FREE_NAME_MEMBERS and key not in out and self._free(key):
+        elif member in _FREE_NAME_MEMBERS and key not in out and self.free_name(key):
             out[key] = _inferred(f"nothing in this file binds `{key}` (a snippet, or a name another notebook "
                                  f"defines) and `{key}.{member}` is used on it")
 
-    def free_name(self, name: str) -> bool:
-        """Whether nothing in the file binds ``name`` (see ``_free``): a snippet's, or another cell's, name."""
-        return self._free(name)
-
-    def _free(self, key: str) -> bool:
+    def free_name(self, key: str) -> bool:
         """A name the file never binds (no assignment, import, parameter, definition or loop target), in a file
         importing no other frame library and no star import but pyspark's."""
         if "." in key or key in _PROVIDED:

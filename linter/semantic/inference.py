@@ -202,9 +202,12 @@ class Inference:
         changed in place by the file (`CONFIG["k"] = ...`, `CONFIG.update(...)`, `cfg.TABLE = ...`)."""
         if any(name in scope.names for scope in self.scopes[1:]) or self.module_assignment(name) is None:
             return False
-        changed = re.compile(rf"(?<![\w.]){re.escape(name)}\s*(?:\[[^\]\n]*\]|\.\w+)\s*(?:[-+*/|&]?=(?!=))"
-                             rf"|(?<![\w.]){re.escape(name)}\.(?:update|setdefault|pop|popitem|clear|__setitem__)\s*\(")
-        return changed.search(self.text or "") is None
+        unchanged = self.__dict__.setdefault("_unchanged_in_place", {})  # name -> answer: one text scan a name
+        if name not in unchanged:
+            changed = re.compile(rf"(?<![\w.]){re.escape(name)}\s*(?:\[[^\]\n]*\]|\.\w+)\s*(?:[-+*/|&]?=(?!=))"
+                                 rf"|(?<![\w.]){re.escape(name)}\.(?:update|setdefault|pop|popitem|clear|__setitem__)\s*\(")
+            unchanged[name] = changed.search(self.text or "") is None
+        return unchanged[name]
 
     def _self_attribute(self, attr: str) -> Optional[Value]:
         """``self.attr`` in a method: what the class assigns it, or what its use in the class says."""

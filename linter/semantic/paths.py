@@ -31,7 +31,7 @@ class ShippedFiles:
     """Mixed into ``Semantic``: whether a path expression is built from ``__file__``, or names sample data the
     repository holds (linter/datafiles.py)."""
 
-    bundled_source = None  # (path, document text) of the file checked, set by the engine; None: nothing measured
+    bundled_source = None  # (path, document text) of the file checked (Semantic's argument); None: nothing measured
 
     def local_sample(self, node) -> bool:
         """A read's path that names sample data: built from ``__file__``, or a literal path (directly or
@@ -96,7 +96,7 @@ class ShippedFiles:
         for scope in reversed(self.scopes):
             if scope.kind == "function" and isinstance(scope.node, cst.FunctionDef):
                 if name in scope.names:
-                    return _single_assignment(scope.node, name)
+                    return single_assignment(scope.node, name)
             elif scope.kind == "module":
                 break
             elif scope.kind != "class" and name in scope.names:
@@ -145,9 +145,10 @@ def _starts_with_field(node) -> bool:
     return isinstance(text, str) and text.lstrip("rbuRBU").lstrip("'\"").startswith(("{}", "{0}"))
 
 
-def _single_assignment(function, name: str):
+def single_assignment(function, name: str):
     """The value of the one ``name = value`` among a function's own statements (nested definitions aside);
-    None when it assigns the name never, more than once, or otherwise (a loop target, a parameter)."""
+    None when it assigns the name never, more than once, or otherwise (a loop target, a parameter). Rules ask
+    it too (SPK301's `env = "" if x is None else x`, then `F.lit(env)`)."""
     found = []
     params = function.params
     if any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params)):

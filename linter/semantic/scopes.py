@@ -19,7 +19,7 @@ from linter.semantic.values import (
 )
 
 # pyspark names read as pyspark's where the file binds them nowhere, imports no other frame library and
-# star-imports nothing but pyspark (``Evidence._free``): a snippet, or a notebook cell after the one that imports
+# star-imports nothing but pyspark (``Evidence.free_name``): a snippet, or a notebook cell after the one that imports
 # them. Only names no other library's snippet would use bare; Python's own (`abs`, `filter`, `max`) are never free.
 _FREE_NAMES = {
     **{name: f"{FUNCTIONS}.{name}" for name in (
@@ -683,7 +683,7 @@ class Scopes:
         for module in self.star_modules:
             if module == FUNCTIONS and name in STAR_EXPORTS:  # not every unbound name: `df` stays unknown
                 return Value(IMPORT, detail=f"{module}.{name}")
-        if name in _FREE_NAMES and self._free(name):
+        if name in _FREE_NAMES and self.free_name(name):
             # `udf(lambda x: x.strip())` in a file that never binds `udf` (a snippet, a notebook whose first cell
             # or a `%run` notebook imports it): nothing else can it be
             return Value(IMPORT, detail=_FREE_NAMES[name])
