@@ -257,7 +257,7 @@ MODULES = {
     'python/repartition_not_by_keys.py': 12342,
     'python/repartition_to_one.py': 5351,
     'python/repeated_action_without_cache.py': 27675,
-    'python/schema_inference.py': 9360,
+    'python/schema_inference.py': 9747,
     'python/select_star_on_dataframe.py': 5707,
     'python/self_join_without_alias.py': 7868,
     'python/sentinel_null_value.py': 12698,

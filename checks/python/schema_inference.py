@@ -20,7 +20,8 @@ class SchemaInference(PythonRule):
     records the code itself holds (`read.json(sc.parallelize([text]))`), nor
     one of a file the code finds next to itself (a path built from
     `__file__`: `os.path.join(os.path.dirname(__file__), "resources",
-    "orders.csv")`, `Path(__file__).parent / "data.json"`), nor one of files
+    "orders.csv")`, `Path(__file__).parent / "data.json"`, also when a
+    function of the module returns it: `sample_path("orders.csv")`), nor one of files
     the repository holds, at most 10 MB in all, named by a literal path
     (relative to the file or the repository's root, or absolute where the
     data is mounted: `/data/flight-data/csv/2015-summary.csv` read from a
@@ -101,6 +102,9 @@ class SchemaInference(PythonRule):
               "events = spark.read.json(str(HERE / 'data' / 'events.json'))\n"),
         Valid(_SETUP + "import os\nRESOURCES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'resources')\n"
               "def load():\n    return spark.read.json(f'{RESOURCES}/events.json')\n"),
+        Valid(_SETUP + "import os\nHERE = os.path.dirname(os.path.abspath(__file__))\n"
+              "def read_orders():\n    return spark.read.option('inferSchema', 'true').csv(sample_path('order.csv'))\n"
+              "def sample_path(name):\n    return os.path.join(HERE, '..', 'resources', name)\n"),
         Valid(_SETUP + "doc = '{\"a\": 1, \"b\": [1, 2]}'\n"
               "parsed = spark.read.json(spark.sparkContext.parallelize([doc]))\n"),
     )

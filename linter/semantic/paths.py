@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from linter.semantic.values import IMPORT, dotted_name, target_names
+from linter.semantic.values import FUNCTION, IMPORT, dotted_name, target_names
 from linter.sources.python import child_nodes
 
 # Functions and methods whose result is a path under their first argument (or their receiver).
@@ -50,49 +50,87 @@ class ShippedFiles:
         text = self.text_of(node)
         return text is not None and text in found
 
-    def shipped_with_code(self, node, depth: int = 0) -> bool:
+    def shipped_with_code(self, node, depth: int = 0, function=None) -> bool:
         """Whether ``node`` (a read's path) is built from the module's own location: ``__file__``, directly or
         through a name bound once to such a path (`HERE = Path(__file__).parent`, then `HERE / "data.csv"`),
-        joined, made absolute or formatted into an f-string's start."""
+        joined, made absolute or formatted into an f-string's start, or returned by a function of the module
+        that builds it so (``sample_path("orders.csv")``). ``function``: the module's function whose own
+        names ``node`` reads (a return statement's), when it is not the one being walked."""
         if node is None or depth > 16:  # (a name bound to itself is not followed around forever)
             return False
         cls = node.__class__
         if cls is cst.Name:
             if node.value == "__file__":
                 return self._bindings("__file__") == 0  # (a file that assigns `__file__` says what it holds)
-            bound = self._path_binding(node.value)
-            return bound is not None and self.shipped_with_code(bound, depth + 1)
+            bound = self._path_binding(node.value, function)
+            return bound is not None and self.shipped_with_code(bound, depth + 1, function)
         if cls is cst.Call:
             func = node.func
             if func.__class__ is cst.Attribute and func.attr.value in _PATH_METHODS:
                 if func.attr.value == "format":  # "{}/data.csv".format(HERE): the first field starts the path
-                    return bool(node.args) and self.shipped_with_code(node.args[0].value, depth + 1) \
+                    return bool(node.args) and self.shipped_with_code(node.args[0].value, depth + 1, function) \
                         and _starts_with_field(func.value)
-                return self.shipped_with_code(func.value, depth + 1)
+                return self.shipped_with_code(func.value, depth + 1, function)
             name = self.qualified_name(func) if func.__class__ is cst.Attribute else None
             if name is None and func.__class__ is cst.Name:
                 value = self.lookup(func.value)
+                defined = self.later_defs.get(func.value)
+                if defined is not None and function is None and self._bindings(func.value) == 0 and \
+                        (value is None or value.kind == FUNCTION and value.node is defined):
+                    return self._returns_shipped(defined, depth)  # the module's own helper, defined once
                 name = value.detail if value is not None and value.kind == IMPORT else func.value
             return name in _PATH_FUNCTIONS and bool(node.args) and node.args[0].keyword is None \
                 and not any(_rooted(a.value) for a in node.args[1:]) \
-                and self.shipped_with_code(node.args[0].value, depth + 1)  # (join(HERE, "/mnt/x") is /mnt/x)
+                and self.shipped_with_code(node.args[0].value, depth + 1, function)  # (join(HERE, "/mnt/x"): /mnt/x)
         if cls is cst.Attribute:
-            return node.attr.value in _PATH_ATTRIBUTES and self.shipped_with_code(node.value, depth + 1)
+            return node.attr.value in _PATH_ATTRIBUTES and self.shipped_with_code(node.value, depth + 1, function)
         if cls is cst.Subscript:  # Path(__file__).parents[1]
-            return self.shipped_with_code(node.value, depth + 1)
+            return self.shipped_with_code(node.value, depth + 1, function)
         if cls is cst.BinaryOperation and isinstance(node.operator, (cst.Divide, cst.Add)):
             if isinstance(node.operator, cst.Divide) and _rooted(node.right):
                 return False  # Path(__file__).parent / "/mnt/x" is /mnt/x
-            return self.shipped_with_code(node.left, depth + 1)  # HERE / "data.csv", HERE + "/data.csv"
+            return self.shipped_with_code(node.left, depth + 1, function)  # HERE / "data.csv", HERE + "/data.csv"
         if cls is cst.FormattedString:
-            first = node.parts[0] if node.parts else None
-            return first.__class__ is cst.FormattedStringExpression and self.shipped_with_code(first.expression,
-                                                                                             depth + 1)
+            # f"{HERE}/data.csv"; in a function of the module also f"{scheme}{path}", a parameter put before
+            # the path (the `file:` a caller may add), but never literal text before it (f"s3://{path}")
+            for part in node.parts:
+                if part.__class__ is not cst.FormattedStringExpression:
+                    return False
+                if self.shipped_with_code(part.expression, depth + 1, function):
+                    return True
+                if function is None or not _parameter(function, part.expression):
+                    return False
+            return False
+        if cls is cst.IfExp and function is not None:  # `path if prepend is None else f"{prepend}{path}"`
+            return self.shipped_with_code(node.body, depth + 1, function) and \
+                self.shipped_with_code(node.orelse, depth + 1, function)
         return False
 
-    def _path_binding(self, name: str) -> Optional[cst.BaseExpression]:
+    def _returns_shipped(self, function, depth: int) -> bool:
+        """Whether every return of the module's function ``function`` (not a nested one's) gives a path
+        shipped with the code: `def sample_path(name): return os.path.join(HERE, "data", name)`."""
+        if not isinstance(function, cst.FunctionDef) or function.asynchronous or function.decorators:
+            return False
+        returns, stack = [], list(child_nodes(function.body))
+        while stack:
+            node = stack.pop()
+            cls = node.__class__
+            if cls in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                continue
+            if cls is cst.Return:
+                returns.append(node.value)
+            elif cls is cst.Yield:
+                return False
+            stack.extend(child_nodes(node))
+        return bool(returns) and all(self.shipped_with_code(r, depth + 1, function) for r in returns)
+
+    def _path_binding(self, name: str, function=None) -> Optional[cst.BaseExpression]:
         """What ``name`` is bound to, when one assignment binds it: in the function being walked (its own
-        statements), else at the module's top level."""
+        statements) or in ``function``, else at the module's top level."""
+        if function is not None:
+            if _parameter(function, cst.Name(name)) or _assigns(function, name):
+                return single_assignment(function, name)
+            return self.module_assignment(name) if self._bindings(name) == 1 else None
         for scope in reversed(self.scopes):
             if scope.kind == "function" and isinstance(scope.node, cst.FunctionDef):
                 if name in scope.names:
@@ -137,6 +175,32 @@ def _count_bindings(module, name: str) -> int:
             count += 1
         stack.extend(child_nodes(node))
     return count
+
+
+def _parameter(function, node) -> bool:
+    """``node`` is a name of one of ``function``'s parameters."""
+    if node.__class__ is not cst.Name:
+        return False
+    params = function.params
+    return any(p.name.value == node.value for p in (*params.posonly_params, *params.params, *params.kwonly_params,
+                                                    params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))
+
+
+def _assigns(function, name: str) -> bool:
+    """Whether ``function``'s own statements bind ``name`` at all (then the module's value is not the one read)."""
+    stack = list(child_nodes(function.body))
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if cls in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.AsName):
+            names: set = set()
+            target_names(getattr(node, "target", None) or getattr(node, "name", None), names)
+            if name in names:
+                return True
+        stack.extend(child_nodes(node))
+    return False
 
 
 def _starts_with_field(node) -> bool:
