@@ -293,7 +293,7 @@ MODULES = {
     'run/task_skew.py': 6698,
     'sql/__init__.py': 43,
     'sql/_sql.py': 2482,
-    'sql/select_star.py': 14947,
+    'sql/select_star.py': 15933,
     'sql/sql_collect_list_aggregation.py': 3104,
     'sql/sql_collect_list_order_assumed.py': 3916,
     'sql/sql_count_distinct.py': 1657,

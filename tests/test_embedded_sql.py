@@ -11,7 +11,7 @@ def findings(run, path, *extra):
 
 def test_positions_through_every_call_form(tmp_path, run):
     path = write(tmp_path / "job.py", HEAD + (
-        "a = spark.sql('SELECT * FROM t WHERE ok')\n"
+        "a = spark.sql('SELECT * FROM t JOIN u USING (id) WHERE ok')\n"
         "b = spark.sql('''\n  SELECT x * '5'\n  FROM t''')\n"
         "c = orders.selectExpr('id', \"element_at(collect_list(v), 1)\")\n"
         "d = orders.where('amount >')\n"
@@ -29,12 +29,12 @@ def test_positions_through_every_call_form(tmp_path, run):
 
 def test_variables_and_templates(tmp_path, run):
     path = write(tmp_path / "job.py", HEAD + (
-        "query = 'SELECT * FROM t WHERE ok'\n"
+        "query = 'SELECT * FROM t JOIN u USING (id)'\n"
         "a = spark.sql(query)\n"
         "b = spark.sql(f'{select_list} FROM t')\n"
         "c = spark.sql('SELECT {cols} FROM {t}'.format(cols='a', t='b'))\n"
-        "d = spark.sql('SELECT * FROM t WHERE d = %s' % day)\n"
-        "e = spark.sql(f'SELECT * FROM {table} WHERE ok')\n"
+        "d = spark.sql('SELECT * FROM t JOIN u USING (id) WHERE d = %s' % day)\n"
+        "e = spark.sql(f'SELECT * FROM {table} JOIN u USING (id)')\n"
     ))
     # the variable's literal, the %-template and the f-string; not `{select_list} FROM t`
     # (a field is what fails to parse) nor the .format() one (its star-free fields)
@@ -43,8 +43,8 @@ def test_variables_and_templates(tmp_path, run):
 
 def test_noqa_on_the_line_or_at_the_end_of_a_multiline_string(tmp_path, run):
     path = write(tmp_path / "job.py", HEAD + (
-        "a = spark.sql('SELECT * FROM t WHERE ok')  # noqa: SPK501\n"
-        "b = spark.sql('''\n  SELECT *\n  FROM t WHERE ok''')  # noqa: SPK501\n"
+        "a = spark.sql('SELECT * FROM t JOIN u USING (id)')  # noqa: SPK501\n"
+        "b = spark.sql('''\n  SELECT *\n  FROM t JOIN u USING (id)''')  # noqa: SPK501\n"
     ))
     assert findings(run, path) == []
 

@@ -40,9 +40,11 @@ class SelectStar(SqlRule):
     straight away (`spark.sql("SELECT * FROM t").show()`, `.printSchema()`,
     `.columns`, `display(spark.sql(...))`): that is how one looks at a table,
     in a job as in a notebook (SPK411 judges a `show` left in a job). Nor a
-    bare `spark.sql("SELECT * FROM t")` (no other clause): that is
-    `spark.table("t")`, whose columns are pruned to what the code reads from
-    it, and which this rule does not report either.
+    bare `spark.sql("SELECT * FROM t")`, or one with only a `WHERE` (no
+    join, grouping, sort or limit): that is `spark.table("t")` (with a
+    `.where(...)`), whose columns are pruned to what the code reads from
+    it, and which this rule does not report either. A `.sql` file's query
+    returns its rows whole, and is reported.
 
     ## Why is this bad?
     A star reads every column of the table. With Parquet, ORC or Delta the scan
@@ -94,8 +96,11 @@ class SelectStar(SqlRule):
             "WITH c AS (SELECT * FROM t) SELECT * FROM c;\n", path="q.sql"
         ),
         Invalid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
-                "df = spark.sql('SELECT * FROM sales.orders WHERE amount > 0')\nprint(df.count())\n"
-                "df = df.select('id')\n",
+                "df = spark.sql('SELECT * FROM sales.orders o JOIN sales.customers c ON o.cid = c.id')\n"
+                "print(df.count())\ndf = df.select('id')\n",
+                path="job.py"),
+        Invalid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+                "spark.sql('INSERT INTO sales.archive SELECT * FROM sales.orders WHERE amount > 0')\n",
                 path="job.py"),
         Invalid("CREATE OR REPLACE TABLE gold.orders_snapshot AS SELECT * FROM silver.orders;\n", path="q.sql"),
     )
@@ -128,6 +133,10 @@ class SelectStar(SqlRule):
               "    df = df.select(columns)\n    return df\n", path="job.py"),
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "amounts = spark.sql('SELECT * FROM sales.orders').select('id', 'amount')\n", path="job.py"),
+        Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "recent = spark.sql(\"SELECT * FROM events WHERE date > '2024-01-01'\")\n"
+              "recent.groupBy('status').count().write.mode('overwrite').saveAsTable('status_counts')\n",
+              path="job.py"),
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "se = SparkExpectations(product_id='orders', rules_df=spark.sql('select * from dq.rules'))\n",
               path="job.py"),
@@ -173,6 +182,7 @@ class SelectStar(SqlRule):
             return  # `spark.sql("SELECT * FROM t").select(cols)`: the optimizer prunes the star to `cols`
         if into is None and self.ctx.embedded and holder is statement and _bare(holder):
             return  # `spark.sql("SELECT * FROM t")` is `spark.table("t")`: what reads it decides the columns
+            # (a WHERE alike: measured on local Spark, a later `groupBy("status")` scans `struct<status>` only)
         if into is None and holder is statement and self._small_limit(holder):
             return  # `SELECT * FROM t LIMIT 10` on its own: a look at a few rows, as in a notebook
         if not isinstance(into, exp.Insert) and self.ctx.unit.document.is_notebook:
@@ -252,10 +262,11 @@ class SelectStar(SqlRule):
 
 
 def _bare(select) -> bool:
-    """`SELECT * FROM t`: a star over one table, and no other clause."""
+    """`SELECT * FROM t`, or `SELECT * FROM t WHERE ...`: a star over one table, and no other clause than a
+    filter (`spark.table("t").where(...)`, pruned alike: a filter keeps every column it does not test)."""
     from sqlglot import exp
 
     source = select.args.get("from_") or select.args.get("from")
     return (len(select.expressions) == 1 and isinstance(select.expressions[0], exp.Star)
             and source is not None and isinstance(source.this, exp.Table)
-            and not any(v for k, v in select.args.items() if k not in ("expressions", "from_", "from")))
+            and not any(v for k, v in select.args.items() if k not in ("expressions", "from_", "from", "where")))
