@@ -192,6 +192,13 @@ def validate(table: dict, where: str) -> tuple[dict, dict]:
                 registry.resolve(sel, f"{where} `{key}`")
             except registry.SelectorError as exc:
                 raise ConfigError(str(exc)) from None
+    for key in ("per-file-ignores", "extend-per-file-ignores"):
+        for pattern, sels in values.get(key, {}).items():
+            for sel in sels:
+                try:
+                    registry.resolve(sel, f"{where} `{key}` \"{pattern}\"")
+                except registry.SelectorError as exc:
+                    raise ConfigError(str(exc)) from None  # before any file is checked, as ruff does
     return values, rule_tables
 
 

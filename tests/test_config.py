@@ -51,6 +51,18 @@ def test_per_file_ignores(tmp_path, run):
     assert [l.split(":")[0] for l in r.out.splitlines() if "SPK101" in l] == ["jobs/etl.py"]
 
 
+def test_a_bad_code_in_per_file_ignores_stops_before_any_report(tmp_path, run):
+    """A typo (`SPK5O1`, a letter O) is a configuration error: exit 2 with one line naming it, and no report
+    that looks clean (an empty SARIF would close every open code-scanning alert)."""
+    for key in ("per-file-ignores", "extend-per-file-ignores"):
+        write(tmp_path / "pyproject.toml", f'[tool.sparkcheck.{key}]\n"*.sql" = ["SPK5O1"]\n')
+        write(tmp_path / "report.sql", "SELECT * FROM t;\n")
+        r = run("check", ".", "--no-cache", "--output-format", "sarif", "-o", "out.sarif", cwd=tmp_path)
+        assert r.code == 2 and not (tmp_path / "out.sarif").exists()
+        assert r.err.strip().count("\n") == 0 and "unknown rule selector 'SPK5O1'" in r.err and key in r.err
+        assert "internal error" not in r.err and "All checks passed" not in r.out
+
+
 def test_rule_options_by_code_and_name(tmp_path, run):
     write(tmp_path / "a.py", BIG_LIMIT)
     assert run("check", ".", "--no-cache", cwd=tmp_path).code == 0
