@@ -299,8 +299,12 @@ def run_check(args) -> int:
     if args.add_noqa:
         from linter.suppress_add import add_noqa
 
-        added = add_noqa(findings, resolver)
+        added, skipped = add_noqa(findings, resolver)
         sys.stderr.write(f"Added {added} noqa directive{'s' if added != 1 else ''}.\n")
+        if skipped:
+            sys.stderr.write(f"Left {skipped} finding{'s' if skipped != 1 else ''} where a trailing comment would "
+                             "change a setting's value or break a `\\` continuation: suppress "
+                             f"{'them' if skipped != 1 else 'it'} with a file-level `# sparkcheck: noqa: SPKnnn`.\n")
         return EXIT_ERROR if run.internal_errors else EXIT_CLEAN
 
     fixed_total = 0

@@ -64,9 +64,13 @@ class Suppressions:
     directives: list = field(default_factory=list)
     string_end_line: dict = field(default_factory=dict)  # line inside a multi-line string -> its end line
     ranges: list = field(default_factory=list)  # (start_line, end_line, codes or ALL, directive)
+    # a line ended by a `\` continuation -> the last line of its logical line, where a comment can go (ruff
+    # reads a noqa there too: a comment after the backslash is a syntax error, or in a shell, a broken command)
+    continued_end_line: dict = field(default_factory=dict)
 
     def noqa_line(self, line: int) -> int:
-        return self.string_end_line.get(line, line)
+        line = self.string_end_line.get(line, line)
+        return self.continued_end_line.get(line, line)
 
     def match(self, code: str, line: int) -> tuple[bool, bool]:
         """(suppressed, bare noqa on the line)."""
@@ -105,6 +109,8 @@ def python_suppressions(text: str, strings: bool = False) -> Suppressions:
         tokens = None
     if tokens is None:  # unreadable Python: fall back to plain lines
         return _hash_comments(sup, text, starts)
+    previous = None
+    continued = []  # 0-based lines a backslash continues onto the next
     for tok in tokens:
         if tok.type == tokenize.COMMENT:
             row, col = tok.start
@@ -112,7 +118,21 @@ def python_suppressions(text: str, strings: bool = False) -> Suppressions:
         elif tok.type == tokenize.STRING and tok.start[0] != tok.end[0]:
             for line in range(tok.start[0] - 1, tok.end[0] - 1):
                 sup.string_end_line[line] = tok.end[0] - 1
+        if strings and previous is not None and tok.start[0] > previous.end[0] and previous.type not in _LINE_ENDS:
+            continued.extend(range(previous.end[0] - 1, tok.start[0] - 1))  # no token between: a `\` joined them
+        previous = tok
+    _chain(sup, continued)
     return sup
+
+
+_LINE_ENDS = (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.COMMENT)
+
+
+def _chain(sup: Suppressions, continued: list) -> None:
+    """Map each line of a run of backslash-continued lines to the line that ends the run."""
+    ends = set(continued)
+    for line in sorted(ends, reverse=True):
+        sup.continued_end_line[line] = sup.continued_end_line.get(line + 1, line + 1)
 
 
 def _may_name_own_code(text: str) -> bool:
@@ -144,6 +164,9 @@ def _hash_comments(sup: Suppressions, text: str, starts: list[int]) -> Suppressi
 def hash_suppressions(text: str) -> Suppressions:
     """Directives in `#` comments of configuration files (spark-defaults.conf, shell, YAML)."""
     sup = Suppressions()
+    # a shell command (or a YAML `run:` block's) continued with `\` takes its comment on its last line
+    _chain(sup, [i for i, line in enumerate(text.split("\n")) if line.rstrip("\r").endswith("\\")
+                 and not line.lstrip().startswith("#")])
     if "noqa" not in text.lower():
         return sup
     return _hash_comments(sup, text, [0] + [m.end() for m in re.finditer("\n", text)])
@@ -222,7 +245,11 @@ def sql_suppressions(text: str) -> Suppressions:
 
 
 def unused(sup: Suppressions, enabled: frozenset) -> list[tuple[Directive, list[str], str]]:
-    """Directives naming sparkcheck codes that suppressed nothing: (directive, codes, why)."""
+    """Directives naming sparkcheck codes that suppressed nothing: (directive, codes, why). None under a bare
+    file-level `# sparkcheck: noqa`: the file is silenced whole, its line directives included (ruff's `# ruff:
+    noqa` alike), so that taking the file-level line out later brings back findings and their suppressions."""
+    if any(d.kind == "file" and d.codes is None for d in sup.directives):
+        return []
     out = []
     for d in sup.directives:
         if d.codes is None or d.kind == "enable":

@@ -42,8 +42,22 @@ def _sql_lines(doc) -> set:
     return out
 
 
-def add_noqa(findings, resolver) -> int:
-    """Add the comments; returns how many lines were changed."""
+# Files where `#` after a value is part of the value (Java properties, spark-defaults.conf): Spark would read
+# `false  # noqa: SPK801` as the setting's value. A comment there must be a line of its own, which no line-level
+# directive is: such findings are left for a file-level directive naming their codes.
+_VALUE_COMMENTS = (".conf", ".properties")
+
+
+def takes_comment(path: str, line: str, marker: str) -> bool:
+    """Whether a trailing ``noqa`` comment can go at the end of ``line`` without changing what the file means."""
+    if marker != "#":
+        return True
+    return not (path.lower().endswith(_VALUE_COMMENTS) or line.rstrip().endswith("\\"))
+
+
+def add_noqa(findings, resolver) -> tuple[int, int]:
+    """Add the comments; returns (lines changed, findings left because their line cannot take a comment)."""
+    skipped = 0
     by_file: dict = {}
     for f in findings:
         if f.code in (PARSE_ERROR, UNUSED_NOQA) or f.noqa_row is None:
@@ -74,6 +88,9 @@ def add_noqa(findings, resolver) -> int:
             lines = texts.get(cell)
             if lines is None or not 0 <= row < len(lines):
                 continue
+            if not takes_comment(path, lines[row], marker):
+                skipped += len(codes)  # the comment would change a value, or break a `\` continuation
+                continue
             new = _add(lines[row], marker, codes)
             if new != lines[row]:
                 lines[row] = new
@@ -93,4 +110,4 @@ def add_noqa(findings, resolver) -> int:
             out = encode(doc, "\n".join(texts[None]))
         if out != data:
             write_atomic(path, out)
-    return changed
+    return changed, skipped

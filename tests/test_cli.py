@@ -263,3 +263,26 @@ def test_stdin_with_an_unknown_suffix(run):
     r = run("check", "-", "--stdin-filename", "cluster.txt", "--extension", "txt:properties",
             "--output-format", "concise", stdin=CLUSTER)
     assert r.code == 1 and "cluster.txt:1:64: SPK811" in r.out and r.err == ""
+
+
+def test_add_noqa_goes_where_a_comment_can(tmp_path, run):
+    """A `\\` continuation takes its comment on the logical line's last line (ruff reads it there too); a
+    spark-defaults.conf or .properties value would take the comment into the value: left, and said so."""
+    job = write(tmp_path / "job.py", "from pyspark.sql import SparkSession\n"
+                "spark = SparkSession.builder.getOrCreate()\n"
+                "df = spark.read.format('csv') \\\n    .option('inferSchema', 'true') \\\n"
+                "    .load('s3://x/y.csv')\n")
+    shell = write(tmp_path / "run.sh", "spark-submit --master yarn \\\n  --conf spark.driver.maxResultSize=0 \\\n"
+                  "  job.py\n")
+    conf = write(tmp_path / "spark-defaults.conf", "spark.sql.adaptive.enabled false\n")
+    before_conf = open(conf).read()
+    r = run("check", tmp_path, "--no-cache", "--select", "SPK405,SPK801,SPK808", "--add-noqa")
+    assert r.code == 0, r.err
+    assert "Added 2 noqa directives." in r.err and "Left 1 finding" in r.err
+    assert open(job).read().endswith("    .load('s3://x/y.csv')  # noqa: SPK405\n")
+    assert open(shell).read() == ("spark-submit --master yarn \\\n  --conf spark.driver.maxResultSize=0 \\\n"
+                                  "  job.py  # noqa: SPK808\n")
+    assert open(conf).read() == before_conf
+    compile(open(job).read(), "job.py", "exec")
+    r = run("check", tmp_path, "--no-cache", "--select", "SPK002,SPK405,SPK801,SPK808", "--output-format", "concise")
+    assert [line.split(": ")[1].split()[0] for line in r.out.splitlines() if ": SPK" in line] == ["SPK801"]

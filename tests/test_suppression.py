@@ -102,3 +102,14 @@ def test_unused_noqa_in_a_file_without_findings(tmp_path, run):
     assert concise(run, p) == ["SPK002 [*] `noqa` directive: unused collect-on-unbounded-dataframe"]
     p = write(tmp_path / "text.py", 'HELP = "write # noqa: SPK101 after the call"\n' + clean + "\n")
     assert concise(run, p) == []
+
+
+def test_a_bare_file_level_noqa_silences_its_line_directives_too(tmp_path, run):
+    """`# sparkcheck: noqa` at the top silences the whole file: its line-level `noqa`s are not SPK002 findings
+    (ruff's `# ruff: noqa` alike), while a file-level directive naming codes leaves SPK002 on."""
+    p = write(tmp_path / "a.py", "# sparkcheck: noqa\n" + COLLECT + "  # noqa: SPK101\nx = 1  # noqa: SPK102\n")
+    r = run("check", p, "--no-cache", "--output-format", "concise")
+    assert r.code == 0 and "SPK" not in r.out
+    p = write(tmp_path / "b.py", "# sparkcheck: noqa: SPK101\n" + COLLECT + "\nx = 1  # noqa: SPK102\n")
+    r = run("check", p, "--no-cache", "--output-format", "concise")
+    assert r.code == 1 and "SPK002" in r.out

@@ -177,7 +177,7 @@ def _noqa_edit(doc, unit, finding: Finding, texts: dict) -> Edit | None:
     The comment's language is the text's the line is in: ``--`` in SQL (a .sql file, a ``%sql`` cell, the
     ``# MAGIC`` lines of a Databricks SQL cell), ``#`` in Python, embedded SQL strings included.
     """
-    from linter.suppress_add import _add
+    from linter.suppress_add import _add, takes_comment
 
     if finding.code in (PARSE_ERROR, UNUSED_NOQA) or finding.noqa_row is None:
         return None
@@ -191,6 +191,8 @@ def _noqa_edit(doc, unit, finding: Finding, texts: dict) -> Edit | None:
         return None
     marker = "--" if unit.kind == SQL else "#"
     old = lines[row]
+    if not takes_comment(finding.filename, old, marker):
+        return None  # a setting's value, or a `\` continuation: no line comment can go there
     new = _add(old, marker, [finding.code])
     if new == old:
         return None
