@@ -10,6 +10,14 @@ _CACHES = ("cache", "persist")  # not checkpoint/localCheckpoint: those cut line
 _ONE_READ = frozenset(("print", "display", "repr", "str", "type", "isinstance", "id"))
 _NO_READ = frozenset(("print", "repr", "str", "type", "isinstance", "id"))  # (they show the plan's schema, no rows)
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
+# DataFrame methods that return a DataFrame without running a job: a read through them alone computes nothing
+_TRANSFORMS = frozenset((
+    "select selectExpr filter where withColumn withColumns withColumnRenamed withColumnsRenamed drop "
+    "dropDuplicates distinct join crossJoin union unionByName unionAll intersect intersectAll subtract exceptAll "
+    "groupBy groupby rollup cube agg orderBy sort sortWithinPartitions limit alias hint repartition coalesce "
+    "sample fillna dropna replace na toDF").split())
+_GROUPINGS = frozenset(("groupBy", "groupby", "rollup", "cube", "pivot"))
+_GROUPED = frozenset(("agg", "count", "sum", "avg", "mean", "max", "min", "pivot", "applyInPandas"))
 
 
 class CacheUsedOnce(PythonRule):
@@ -27,6 +35,11 @@ class CacheUsedOnce(PythonRule):
     is not known to read it once (`process(df)`, `self.publish(df)`: any call
     but a DataFrame method, a `pyspark` function or `print`/`display`) is not
     reported at all: that body may read it many times, and release it.
+    Only reads that run a job count: `by_day = df.groupBy("day").count()`
+    reads the cache when `by_day` is used, and a statement of
+    transformations alone reads nothing; a cache no job reads stores
+    nothing, so one released with `unpersist()` is not reported, and one
+    that is not is reported as a `cache()` that does nothing.
     `checkpoint()` and `localCheckpoint()` are not caches here: they cut a
     plan's lineage (in iterative loops above all), which pays off even when
     the result is read once. Preview rule (`--preview`).
@@ -78,6 +91,10 @@ class CacheUsedOnce(PythonRule):
                 "        self.daily.persist()\n        return self.daily.count()\n"),
         Invalid(_SETUP + "daily = orders.groupBy('day').count().cache()\nprint(daily.count())\n"),
         Invalid(_SETUP + "daily = orders.groupBy('day').count().cache()\nprint(daily)\ndaily.write.parquet('s3://r/')\n"),
+        # a transformation bound to a name reads the cache when that name runs a job
+        Invalid(_SETUP + "def f():\n    x = orders.cache()\n    by_day = x.groupBy('day').count()\n"
+                "    by_day.show()\n    x.unpersist()\n"),
+        Invalid(_SETUP + "def f():\n    x = orders.cache()\n    x.groupBy('day').count()\n"),
     )
     valid = (
         Valid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.count()\ndaily.write.parquet('s3://r/')\n"),
@@ -107,6 +124,10 @@ class CacheUsedOnce(PythonRule):
               "        for d in days:\n            self.daily.filter(self.daily.day == d).write.parquet(f's3://r/{d}')\n"),
         Valid(_SETUP + "class Job:\n    def load(self):\n        self.daily = orders.groupBy('day').count().cache()\n"
               "        daily = self.daily\n        daily.count()\n        daily.write.parquet('s3://r/')\n"),
+        # cached and released around transformations no job runs (a peer's negatives): nothing is ever stored
+        Valid(_SETUP + "df = orders.cache()\nresult = df.groupBy('date').count()\ndf.unpersist()\n"),
+        Valid(_SETUP + "class Job:\n    def run(self):\n        self.df = spark.table('orders')\n        self.df.cache()\n"
+              "        result = self.df.groupBy('date').count()\n        self.df.unpersist()\n"),
     )
 
     def __init__(self, ctx):
@@ -123,6 +144,9 @@ class CacheUsedOnce(PythonRule):
                                       ctx.unit.text))
         self.uses: dict = {}
         self.loops = 0
+        # `result = df.groupBy("day").count()` computes nothing: that read counts only once `result` is used;
+        # name -> [what to count then]
+        self.pending: dict = {}
 
     def visit_For(self, node) -> None:
         self.loops += 1
@@ -152,6 +176,8 @@ class CacheUsedOnce(PythonRule):
                     continue  # the attribute the cache was assigned to or called on
                 if how == "handed":
                     entry[3] = True  # `daily = self.daily`, `self.publish(self.daily)`: read where it goes
+                elif how == "unpersisted":
+                    entry[2] = True
                 elif how == "read":
                     entry[1] += 2 if looped else 1  # a read in a loop runs once per round
         self._flush({f"self.{name}": entry[:4] for name, entry in self.attributes.items()}, in_function=False)
@@ -160,9 +186,15 @@ class CacheUsedOnce(PythonRule):
         for name, (assign, reads, unpersisted, returned) in frame.items():
             if returned:
                 continue  # the caller reads it, and owns the cache
-            if reads <= 1:
-                message = (f"`{name}` is cached but read {'once' if reads == 1 else 'never'}: caching costs "
-                           "memory and a slower first action for nothing")
+            if reads == 0:
+                if unpersisted:
+                    continue  # cached and released around no job: nothing is ever stored (a placeholder, or dead)
+                # no job reads it, so nothing is stored either: only a misleading line (measured on local Spark:
+                # `cache()`, a grouping nothing materialises, `unpersist()` ran no job and cached nothing)
+                message = f"`{name}` is cached but no job here reads it: the `cache()` stores nothing and does nothing"
+                help = "drop the `cache()`"
+            elif reads == 1:
+                message = f"`{name}` is cached but read once: caching costs memory and a slower first action for nothing"
                 help = "drop the `cache()`; cache only what two or more actions read"
             elif in_function and not unpersisted:
                 # At module level the application's end releases it; in a function it outlives its use.
@@ -219,8 +251,42 @@ class CacheUsedOnce(PythonRule):
         name = self.ctx.semantic.qualified_name(func) or ""
         return not name.startswith("pyspark")
 
-    def _read(self, node, entry) -> None:
-        """A read of a cached frame's name (or `.x` attribute) ``node``."""
+    def _lazy(self, node):
+        """How a read that runs no job ends: "discarded" (a statement of transformations only), the name a
+        transformation's result is bound to, or None when the read may run a job (an action, a write, a call
+        the file does not know, a frame handed on)."""
+        grouped, top = False, node
+        while True:
+            parent = self.ctx.parent_of(top)
+            if isinstance(parent, cst.Attribute) and parent.value is top:
+                member = parent.attr.value
+                if grouped and member in _GROUPED:
+                    grouped = False
+                elif member in _TRANSFORMS or member in _GROUPINGS:
+                    grouped = grouped or member in _GROUPINGS
+                else:
+                    return None  # an action (`count`, `write`, `collect`) or a member the rule does not know
+                top = parent
+                call = self.ctx.parent_of(top)
+                if isinstance(call, cst.Call) and call.func is top:
+                    top = call
+                continue
+            if isinstance(parent, cst.Expr) and top is not node:
+                return "discarded"
+            if isinstance(parent, cst.Assign) and top is not node and len(parent.targets) == 1 \
+                    and isinstance(parent.targets[0].target, cst.Name):
+                return parent.targets[0].target.value
+            return None
+
+    def _read(self, node, entry, later=None) -> None:
+        """A read of a cached frame's name (or `.x` attribute) ``node``; ``later`` counts it when a read that
+        binds a transformation's result to a name turns out to be used (the default: in ``entry``)."""
+        lazy = self._lazy(node)
+        if lazy == "discarded":
+            return  # `df.groupBy("day").count()` as a statement: no job reads the cache
+        if lazy is not None:
+            self.pending.setdefault(lazy, []).append(later or (lambda: entry.__setitem__(1, entry[1] + 1)))
+            return  # `result = df.groupBy("day").count()`: a read when `result` is
         parent = self.ctx.parent_of(node)
         if isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.AnnAssign) and parent.target is node:
             return
@@ -248,10 +314,13 @@ class CacheUsedOnce(PythonRule):
         if name not in self.watched:
             return
         probe = [None, 0, False, False]
-        self._read(node, probe)
+        looped = self.loops > 0
+        self._read(node, probe, later=lambda: self.uses.setdefault(name, []).append((node, "read", looped)))
         parent = self.ctx.parent_of(node)
         if probe[3] or (isinstance(parent, cst.Assign) and parent.value is node):
             how = "handed"  # given to an opaque call, returned, or bound to another name
+        elif probe[2]:
+            how = "unpersisted"
         elif probe[1]:
             how = "read"
         else:
@@ -259,6 +328,11 @@ class CacheUsedOnce(PythonRule):
         self.uses.setdefault(name, []).append((node, how, self.loops > 0))
 
     def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.pending:
+            parent = self.ctx.parent_of(node)
+            if not (isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.Attribute) and parent.attr is node):
+                for count in self.pending.pop(node.value):
+                    count()  # the transformation's result is used: the read may run a job after all
         frame = self.frames[-1]
         entry = frame.get(node.value)
         if entry is None:
