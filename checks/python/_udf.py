@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from linter.semantic import DATAFRAME, FUNCTION, GROUPED, RDD, SESSION, keyword_arg, method_name, positional_args
+from linter.semantic import DATAFRAME, FUNCTION, GROUPED, RDD, SESSION, UDF, keyword_arg, method_name, positional_args
 
 UDF_FACTORIES = frozenset({"udf", "pandas_udf"})
 # Methods whose first argument is a function that runs on the executors.
@@ -103,6 +103,9 @@ def _site_for_call(ctx, call: cst.Call) -> Optional[UdfSite]:
         args = positional_args(call)
         if len(args) < 2:
             return None
+        registered = ctx.semantic.infer(args[1])
+        if registered is not None and registered.kind == UDF:
+            return None  # a UDF object keeps its own return type (pyspark: `returnType` "should not be specified")
         function = _function_for(ctx, args[1])
         name = ctx.code_for(args[0]).strip("'\"")
         return UdfSite(call, function, _type_arg(call, 2), "register", name, call)

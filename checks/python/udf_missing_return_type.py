@@ -87,8 +87,9 @@ class UdfMissingReturnType(PythonRule):
     ## What it does
     Finds Python UDFs declared without a return type: `@udf` without
     arguments, `udf(f)`, `F.udf(lambda ...)` and `spark.udf.register("name",
-    f)` with no `returnType`. Spark then types the result as a string
-    (`StringType`). A UDF whose body certainly returns a string (a string
+    f)` with no `returnType` for a plain function (a UDF object given to
+    `register` keeps its own type, and pyspark refuses a second). Spark then
+    types the result as a string (`StringType`). A UDF whose body certainly returns a string (a string
     method, an f-string, `str(...)`) is not reported: the default is right.
 
     ## Why is this bad?
@@ -150,6 +151,9 @@ class UdfMissingReturnType(PythonRule):
         Valid(_SETUP + "shout = udf(lambda s: s.upper() + '!' if s else None)\n"),
         Valid(_SETUP + "label = udf(lambda n: f'#{n}')\n"),
         Valid(_SETUP + "spark.udf.register('ratio', lambda a, b: a / b, 'double')\n"),
+        # registering a UDF object: it keeps its own return type (pyspark rejects a second one)
+        Valid(_SETUP + "@udf(IntegerType())\ndef score(a, b):\n    return a * 2 + b\n\nspark.udf.register('score', score)\n"),
+        Valid(_SETUP + "ratio = udf(lambda a, b: a / b if b else None, 'double')\nspark.udf.register('ratio', ratio)\n"),
     )
 
     def _check(self, site) -> None:
