@@ -164,8 +164,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()
-        if argv and argv[0] not in ("check", "plan", "diagnose", "capture", "rule", "rules", "init", "server",
-                                   "fleet") and not argv[0].startswith("-"):
+        if argv and argv[0] not in _COMMANDS and not argv[0].startswith("-"):
             # Like ruff, the default command is check: `sparkcheck src/`.
             argv = ["check", *argv]
         args = parser.parse_args(argv)
@@ -246,7 +245,8 @@ def run_check(args) -> int:
     fmt = args.output_format or os.environ.get("SPARKCHECK_OUTPUT_FORMAT") or "full"
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    paths = args.paths or ["."]
+    # `--stdin-filename` with no path reads standard input, as ruff does (an editor's or a hook's call)
+    paths = args.paths or (["-"] if args.stdin_filename else ["."])
     unsafe = bool(args.unsafe_fixes)
     fixing = bool(args.fix or args.fix_only or args.diff)
 
@@ -274,7 +274,7 @@ def run_check(args) -> int:
         sys.stderr.write(f"sparkcheck: {s.path}: {s.message}\n")
     missing = [e for e in errors if e.message == "no such file or directory"]
     if missing:
-        raise UsageError(f"{missing[0].path}: no such file or directory")
+        raise UsageError(f"{missing[0].path}: no such file or directory{_command_hint(missing[0].path)}")
 
     cache_dir = None
     if not args.no_cache and not os.environ.get("SPARKCHECK_NO_CACHE"):
@@ -378,9 +378,7 @@ def run_check(args) -> int:
 
             text = statistics(findings, options)
     else:
-        text = render(fmt, findings, options)
-        if args.quiet and fmt in ("full", "concise", "grouped"):
-            text = _strip_summary(text, findings, options)
+        text = _quiet(args, fmt, findings, options, render(fmt, findings, options))
     _emit(text, args.output_file)
     if run.internal_errors:
         return EXIT_ERROR
@@ -429,6 +427,15 @@ def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
     if path != "-":
         from linter.files import skip_reason
 
+        force = args.force_exclude if args.force_exclude is not None else settings["force-exclude"]
+        if force and settings.exclude.matches_any(os.path.abspath(path)):
+            # an excluded path stays quiet when an editor or a hook passes it with --force-exclude (ruff alike)
+            if (args.fix or args.fix_only) and not args.diff:
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+            elif not args.diff:
+                _emit(_quiet(args, fmt, [], options, render(fmt, [], options)), args.output_file)
+            return EXIT_CLEAN
         reason = skip_reason(path, settings["extension"], data[:200].decode("utf-8", "replace"))
         if reason is not None:
             # As for a file named on the command line: said on stderr, the input passed through unchanged.
@@ -461,8 +468,29 @@ def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
     findings = check_source(name, data, settings)
     for f in findings:
         f.filename = path
-    _emit(render(fmt, findings, options), args.output_file)
+    _emit(_quiet(args, fmt, findings, options, render(fmt, findings, options)), args.output_file)
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def _command_hint(path: str) -> str:
+    """`sparkcheck rulez`: a first word like a command (not a path) is read as a path to check; say which
+    command it resembles."""
+    import difflib
+
+    if os.sep in path or "." in path:
+        return ""
+    close = difflib.get_close_matches(path, _COMMANDS, n=1, cutoff=0.6)
+    return f" (did you mean `sparkcheck {close[0]}`?)" if close else ""
+
+
+_COMMANDS = ("check", "plan", "diagnose", "capture", "rule", "rules", "init", "server", "fleet")
+
+
+def _quiet(args, fmt: str, findings, options, text: str) -> str:
+    """``-q``: the findings only, no summary (for a file or standard input alike)."""
+    if args.quiet and fmt in ("full", "concise", "grouped"):
+        return _strip_summary(text, findings, options)
+    return text
 
 
 def run_rule(args) -> int:

@@ -28,10 +28,13 @@ def warn(message: str) -> None:
 def emit(text: str, output_file: str | None) -> None:
     """The report, to `-o FILE` (its folder made) or standard output."""
     if output_file:
-        directory = os.path.dirname(os.path.abspath(output_file))
-        os.makedirs(directory, exist_ok=True)
-        with open(output_file, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            directory = os.path.dirname(os.path.abspath(output_file))
+            os.makedirs(directory, exist_ok=True)
+            with open(output_file, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:  # a folder of that name, no permission, a full disk: said in one line, exit 2
+            raise UsageError(f"cannot write the report to {output_file}: {exc.strerror or exc}") from None
         return
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -286,3 +286,27 @@ def test_add_noqa_goes_where_a_comment_can(tmp_path, run):
     compile(open(job).read(), "job.py", "exec")
     r = run("check", tmp_path, "--no-cache", "--select", "SPK002,SPK405,SPK801,SPK808", "--output-format", "concise")
     assert [line.split(": ")[1].split()[0] for line in r.out.splitlines() if ": SPK" in line] == ["SPK801"]
+
+
+def test_stdin_as_editors_and_hooks_call_it(tmp_path, run):
+    """ruff's conventions: `--stdin-filename` alone reads standard input; `--force-exclude` keeps an excluded
+    path quiet; `-q` leaves the summary out, as for files."""
+    write(tmp_path / "pyproject.toml", '[tool.sparkcheck]\nextend-exclude = ["legacy/"]\n')
+    r = run("check", "--stdin-filename", "jobs/x.py", "--output-format", "concise", stdin=BAD, cwd=tmp_path)
+    assert r.code == 1 and r.out.startswith("jobs/x.py:3:30: SPK101")
+    r = run("check", "-", "--stdin-filename", "legacy/old.py", "--force-exclude", "--output-format", "concise",
+            stdin=BAD, cwd=tmp_path)
+    assert r.code == 0 and "SPK101" not in r.out
+    r = run("check", "-", "--stdin-filename", "legacy/old.py", "--output-format", "concise", stdin=BAD, cwd=tmp_path)
+    assert r.code == 1 and "SPK101" in r.out
+    r = run("check", "-", "--stdin-filename", "jobs/x.py", "--output-format", "concise", "-q", stdin=BAD, cwd=tmp_path)
+    assert r.code == 1 and "Found" not in r.out and r.out.startswith("jobs/x.py:3:30: SPK101")
+
+
+def test_a_mistyped_command_is_named_and_an_unwritable_report_is_one_line(tmp_path, run):
+    r = run("rulez", "SPK101", cwd=tmp_path)
+    assert r.code == 2 and "did you mean `sparkcheck rule`?" in r.err
+    write(tmp_path / "a.py", BAD)
+    (tmp_path / "out").mkdir()
+    r = run("check", "a.py", "--no-cache", "-o", "out", cwd=tmp_path)
+    assert r.code == 2 and "cannot write the report to out" in r.err and "internal error" not in r.err
