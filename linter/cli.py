@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--output-format", choices=("text", "json"), default="text")
     listing.add_argument("--preview", action="store_true", help="include preview rules")
 
-    init = sub.add_parser("init", help="add a commented [tool.sparkcheck] section to pyproject.toml")
+    init = sub.add_parser("init", help="add a commented [tool.sparkcheck] section to pyproject.toml (else create sparkcheck.toml); never under a folder already configured")
     init.add_argument("directory", nargs="?", default=".")
 
     sub.add_parser("server", help="run the language server (LSP) on stdin/stdout; needs sparkcheck[server]")

@@ -43,6 +43,13 @@ small-tables = []
 def init(directory: str) -> str:
     if not os.path.isdir(directory):
         raise ConfigError(f"init: no such directory: {directory}")
+    own = [os.path.join(directory, n) for n in ("sparkcheck.toml", ".sparkcheck.toml", "pyproject.toml")]
+    if not any(os.path.isfile(p) and read_config_file(p) is not None for p in own):
+        above = _parent_config(directory)
+        if above is not None:
+            # the nearest configuration wins whole: a new one here would silently drop the project's settings
+            return (f"{above} already configures {directory}: a configuration here would replace it for this folder; "
+                    "nothing changed (to give this folder settings of its own, write a sparkcheck.toml here by hand)")
     pyproject = os.path.join(directory, "pyproject.toml")
     if os.path.isfile(pyproject):
         with open(pyproject, "rb") as f:
@@ -74,3 +81,17 @@ def init(directory: str) -> str:
         f.write(BODY.replace("[tool.sparkcheck.", "["))
     read_config_file(target)
     return f"created {target}"
+
+
+def _parent_config(directory: str):
+    """The configuration file a folder above ``directory`` gives it (the one `sparkcheck check` would use)."""
+    current = os.path.abspath(directory)
+    while True:
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+        for name in ("sparkcheck.toml", ".sparkcheck.toml", "pyproject.toml"):
+            candidate = os.path.join(current, name)
+            if os.path.isfile(candidate) and read_config_file(candidate) is not None:
+                return candidate

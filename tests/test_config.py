@@ -135,6 +135,17 @@ def test_init_appends_without_touching_other_bytes(tmp_path, run):
     assert run("check", ".", "--no-cache", cwd=tmp_path).code == 1  # the section it wrote is valid
 
 
+def test_init_in_a_subfolder_does_not_shadow_the_project(tmp_path, run):
+    """The nearest configuration wins whole: `init` in a package folder of a configured project would drop the
+    project's ignores there; it says so and writes nothing."""
+    write(tmp_path / "pyproject.toml", '[tool.sparkcheck]\nignore = ["SPK101"]\n')
+    sub = tmp_path / "src" / "pkg"
+    sub.mkdir(parents=True)
+    r = run("init", cwd=sub)
+    assert r.code == 0 and "already configures" in r.out and str(tmp_path / "pyproject.toml") in r.out
+    assert sorted(p.name for p in sub.iterdir()) == []
+
+
 def test_init_creates_sparkcheck_toml(tmp_path, run):
     r = run("init", tmp_path)
     assert r.code == 0 and os.path.isfile(tmp_path / "sparkcheck.toml")
