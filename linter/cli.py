@@ -360,7 +360,11 @@ def run_check(args) -> int:
 
     if args.fix_only:
         if not args.quiet and fmt not in MACHINE:
-            _emit(f"Fixed {fixed_total} error{'s' if fixed_total != 1 else ''}.\n", args.output_file)
+            from linter.report.text import fixed_lines
+
+            listed = fixed_lines(options)  # --show-fixes: what was fixed, where
+            _emit("\n".join(listed) if listed else f"Fixed {fixed_total} error{'s' if fixed_total != 1 else ''}.\n",
+                  args.output_file)
         code = EXIT_FINDINGS if (args.exit_non_zero_on_fix and fixed_total) else EXIT_CLEAN
         return EXIT_ERROR if run.internal_errors else code
 

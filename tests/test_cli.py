@@ -113,7 +113,7 @@ def test_fix_diff_fix_only_show_fixes(tmp_path, run):
     assert open(path).read() == BAD + UNUSED, "--diff must not write"
     r = run("check", path, "--no-cache", "--fix", "--show-fixes", "--output-format", "full")
     assert r.code == 1  # SPK101 remains
-    assert "Fixed 1 error:" in r.out and "1 \u00d7 SPK002" in r.out
+    assert "Fixed 1 error:" in r.out and "1 \u00d7 SPK002 (unused-noqa)" in r.out
     assert "Found 2 errors (1 fixed, 1 remaining)." in r.out
     assert open(path).read() == BAD + "x = 1\n"
     path2 = write(tmp_path / "b.py", UNUSED)
@@ -310,3 +310,9 @@ def test_a_mistyped_command_is_named_and_an_unwritable_report_is_one_line(tmp_pa
     (tmp_path / "out").mkdir()
     r = run("check", "a.py", "--no-cache", "-o", "out", cwd=tmp_path)
     assert r.code == 2 and "cannot write the report to out" in r.err and "internal error" not in r.err
+
+
+def test_fix_only_shows_its_fixes(tmp_path, run):
+    path = write(tmp_path / "b.py", UNUSED)
+    r = run("check", path, "--no-cache", "--fix-only", "--show-fixes")
+    assert r.code == 0 and "Fixed 1 error:" in r.out and "1 \u00d7 SPK002 (unused-noqa)" in r.out

@@ -45,15 +45,24 @@ def _frame(f) -> list[str]:
     return out
 
 
+def fixed_lines(options: ReportOptions) -> list[str]:
+    """``--show-fixes``: what was fixed, file by file, as ruff lists it (`2 × SPK103 (count-emptiness-check)`)."""
+    from linter import registry
+
+    if not (options.show_fixes and options.fixed_by_file):
+        return []
+    lines = [f"Fixed {options.fixed} error{'s' if options.fixed != 1 else ''}:"]
+    for path, counts in sorted(options.fixed_by_file.items()):
+        lines.append(f"- {shown_path(path, options)}:")
+        for code, n in sorted(counts.items()):
+            rule = registry.find(code)
+            lines.append(f"    {n} \u00d7 {code}" + (f" ({rule.name})" if rule is not None else ""))
+    lines.append("")
+    return lines
+
+
 def summary(findings: list, options: ReportOptions) -> list[str]:
-    lines = []
-    if options.show_fixes and options.fixed_by_file:
-        lines.append(f"Fixed {options.fixed} error{'s' if options.fixed != 1 else ''}:")
-        for path, counts in sorted(options.fixed_by_file.items()):
-            lines.append(f"- {shown_path(path, options)}:")
-            for code, n in sorted(counts.items()):
-                lines.append(f"    {n} \u00d7 {code}")
-        lines.append("")
+    lines = fixed_lines(options)
     n = len(findings)
     if n == 0:
         if options.fix_mode and options.fixed:
