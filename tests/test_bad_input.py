@@ -50,6 +50,13 @@ def test_binary_file(tmp_path):
     assert _spk001(r) == [f"{tmp_path / 'blob.py'}:1:1: SPK001 binary file: contains NUL bytes, not text"]
 
 
+def test_utf16_text_is_named_as_such(tmp_path):
+    write(tmp_path / "report.sql", "SELECT * FROM t;\n".encode("utf-16"), mode="wb")
+    r = run_process("check", tmp_path / "report.sql", "--output-format", "concise", "--no-cache")
+    assert _spk001(r) == [f"{tmp_path / 'report.sql'}:1:1: SPK001 UTF-16 or UTF-32 text (a byte-order mark): "
+                          "sparkcheck reads UTF-8, save the file as UTF-8"]
+
+
 def test_invalid_utf8_points_at_the_byte(tmp_path):
     write(tmp_path / "latin.py", b"x = 1\ny = '\xe9t\xe9'\n" + COLLECT.encode(), mode="wb")
     r = run_process("check", tmp_path, "--output-format", "concise", "--no-cache")

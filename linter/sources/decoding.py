@@ -24,6 +24,10 @@ def decode(data: bytes) -> tuple[str, str, bool]:
     bom = data.startswith(codecs.BOM_UTF8)
     if bom:
         data = data[3:]
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or data.startswith((codecs.BOM_UTF32_LE,
+                                                                                         codecs.BOM_UTF32_BE)):
+        # (editors on Windows save SQL so): text, but not in an encoding Python and Spark read by default
+        raise SourceError("UTF-16 or UTF-32 text (a byte-order mark): sparkcheck reads UTF-8, save the file as UTF-8")
     if b"\x00" in data[:8192]:
         raise SourceError("binary file: contains NUL bytes, not text")
     encoding = "utf-8"
