@@ -111,17 +111,12 @@ class ShippedFiles:
         shipped with the code: `def sample_path(name): return os.path.join(HERE, "data", name)`."""
         if not isinstance(function, cst.FunctionDef) or function.asynchronous or function.decorators:
             return False
-        returns, stack = [], list(child_nodes(function.body))
-        while stack:
-            node = stack.pop()
-            cls = node.__class__
-            if cls in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                continue
-            if cls is cst.Return:
+        returns = []
+        for node in own_nodes(function):
+            if node.__class__ is cst.Return:
                 returns.append(node.value)
-            elif cls is cst.Yield:
+            elif node.__class__ is cst.Yield:
                 return False
-            stack.extend(child_nodes(node))
         return bool(returns) and all(self.shipped_with_code(r, depth + 1, function) for r in returns)
 
     def _path_binding(self, name: str, function=None) -> Optional[cst.BaseExpression]:
@@ -188,19 +183,25 @@ def _parameter(function, node) -> bool:
 
 def _assigns(function, name: str) -> bool:
     """Whether ``function``'s own statements bind ``name`` at all (then the module's value is not the one read)."""
-    stack = list(child_nodes(function.body))
-    while stack:
-        node = stack.pop()
-        cls = node.__class__
-        if cls in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            continue
-        if cls in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.AsName):
+    for node in own_nodes(function):
+        if node.__class__ in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.AsName):
             names: set = set()
             target_names(getattr(node, "target", None) or getattr(node, "name", None), names)
             if name in names:
                 return True
-        stack.extend(child_nodes(node))
     return False
+
+
+def own_nodes(function):
+    """The nodes of a function's own body, depth first; nested functions, classes and lambdas left out (their
+    names are theirs)."""
+    stack = list(child_nodes(function.body))
+    while stack:
+        node = stack.pop()
+        if node.__class__ in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        yield node
+        stack.extend(child_nodes(node))
 
 
 def _starts_with_field(node) -> bool:
@@ -217,12 +218,8 @@ def single_assignment(function, name: str):
     params = function.params
     if any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params)):
         return None
-    stack = list(child_nodes(function.body))
-    while stack:
-        node = stack.pop()
+    for node in own_nodes(function):
         cls = node.__class__
-        if cls in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            continue
         if cls is cst.Assign:
             for target in node.targets:
                 if target.target.__class__ is cst.Name and target.target.value == name:
@@ -230,5 +227,4 @@ def single_assignment(function, name: str):
         elif cls in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr) and \
                 getattr(node.target, "value", None) == name:
             return None
-        stack.extend(child_nodes(node))
     return found[0] if len(found) == 1 else None
