@@ -117,6 +117,7 @@ def _error(text: str, exc, start: int, end: int) -> SqlError:
     description = re.sub(r"<Token token_type: TokenType\.(\w+), text: ([^,]*),.*?>", r"\2", description)
     description = description.replace("got SENTINEL", "reached the end of the statement")
     description = re.sub(r"<class '(?:\w+\.)*(\w+)'>", r"\1", description)
+    description = _REQUIRED.sub(_plain_required, description)
     line, col = info.get("line") or 1, info.get("col") or 1
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     last = starts[min(line, len(starts)) - 1] + col - 1
@@ -124,6 +125,28 @@ def _error(text: str, exc, start: int, end: int) -> SqlError:
     first = max(start, last - len(highlight) + 1)
     return SqlError(f"cannot parse SQL: {description}{_missing_semicolon(text, start, first)}", first,
                     max(first + 1, last + 1))
+
+
+# sqlglot names what is missing by its own expression classes ("Required keyword: 'expression' missing for
+# GT"); said in SQL's words, sqlglot's kept after them for a search
+_REQUIRED = re.compile(r"Required keyword: '(\w+)' missing for (\w+)")
+_OPERATORS = {"GT": ">", "GTE": ">=", "LT": "<", "LTE": "<=", "EQ": "=", "NEQ": "<>", "NullSafeEQ": "<=>",
+              "Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Mod": "%", "BitwiseOr": "|", "BitwiseAnd": "&",
+              "BitwiseXor": "^", "DPipe": "||", "And": "AND", "Or": "OR", "Like": "LIKE", "ILike": "ILIKE",
+              "Is": "IS", "In": "IN", "Between": "BETWEEN"}
+_CLAUSES = {"Where": "WHERE", "Having": "HAVING", "Qualify": "QUALIFY", "Group": "GROUP BY", "Order": "ORDER BY",
+            "Limit": "LIMIT", "Join": "JOIN", "From": "FROM", "Alias": "AS", "Cast": "CAST"}
+
+
+def _plain_required(m) -> str:
+    what, where = m.group(1), m.group(2)
+    if where in _OPERATORS:
+        plain = f"`{_OPERATORS[where]}` with nothing on its {'left' if what == 'this' else 'right'}"
+    elif where in _CLAUSES:
+        plain = f"`{_CLAUSES[where]}` with nothing after it"
+    else:
+        return m.group(0)
+    return f"{plain} ({m.group(0)})"
 
 
 _STATEMENT_START = re.compile(r"(?i)(select|with|insert|create|drop|alter|update|delete|merge|set|show|describe|"
