@@ -34,7 +34,9 @@ def emit(text: str, output_file: str | None) -> None:
             with open(output_file, "w", encoding="utf-8") as f:
                 f.write(text)
         except OSError as exc:  # a folder of that name, no permission, a full disk: said in one line, exit 2
-            raise UsageError(f"cannot write the report to {output_file}: {exc.strerror or exc}") from None
+            why = "a part of the path is a file, not a folder" if isinstance(exc, (FileExistsError, NotADirectoryError)) \
+                else exc.strerror or str(exc)
+            raise UsageError(f"cannot write the report to {output_file}: {why}") from None
         return
     sys.stdout.write(text)
     sys.stdout.flush()

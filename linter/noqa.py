@@ -69,8 +69,15 @@ class Suppressions:
     continued_end_line: dict = field(default_factory=dict)
 
     def noqa_line(self, line: int) -> int:
-        line = self.string_end_line.get(line, line)
-        return self.continued_end_line.get(line, line)
+        """Where a comment for ``line`` can go: past the multi-line strings and `\\` continuations it is in,
+        in turn, until neither moves it (a continued statement whose last line opens a string ends after it)."""
+        for _ in range(len(self.string_end_line) + len(self.continued_end_line) + 1):
+            moved = self.continued_end_line.get(self.string_end_line.get(line, line), line)
+            moved = self.string_end_line.get(moved, moved)
+            if moved == line:
+                break
+            line = moved
+        return line
 
     def match(self, code: str, line: int) -> tuple[bool, bool]:
         """(suppressed, bare noqa on the line)."""
@@ -166,10 +173,25 @@ def hash_suppressions(text: str) -> Suppressions:
     sup = Suppressions()
     # a shell command (or a YAML `run:` block's) continued with `\` takes its comment on its last line
     _chain(sup, [i for i, line in enumerate(text.split("\n")) if line.rstrip("\r").endswith("\\")
-                 and not line.lstrip().startswith("#")])
+                 and not _in_shell_comment(line)])
     if "noqa" not in text.lower():
         return sup
     return _hash_comments(sup, text, [0] + [m.end() for m in re.finditer("\n", text)])
+
+
+def _in_shell_comment(line: str) -> bool:
+    """Whether the line's last character is inside a `#` comment (at the start or after a blank, outside
+    quotes): a `\\` there continues nothing."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            return True
+    return False
 
 
 def _python_comment(sup: Suppressions, comment: str, line: int, offset: int) -> None:

@@ -316,3 +316,16 @@ def test_fix_only_shows_its_fixes(tmp_path, run):
     path = write(tmp_path / "b.py", UNUSED)
     r = run("check", path, "--no-cache", "--fix-only", "--show-fixes")
     assert r.code == 0 and "Fixed 1 error:" in r.out and "1 \u00d7 SPK002 (unused-noqa)" in r.out
+
+
+def test_add_noqa_after_a_continued_statement_that_opens_a_string(tmp_path, run):
+    """The last line of a `\\`-continued statement may open a multi-line string: the comment goes after the
+    string ends, never inside it (it would become SQL text)."""
+    job = write(tmp_path / "job.py", "from pyspark.sql import SparkSession\n"
+                "spark = SparkSession.builder.getOrCreate()\n"
+                "df = spark.read.option('inferSchema', 'true') \\\n"
+                "    .csv('s3://lake/events').filter(\"\"\"\n        amount > 1\"\"\")\n")
+    r = run("check", job, "--no-cache", "--select", "SPK405", "--add-noqa")
+    assert r.code == 0 and "Added 1 noqa directive." in r.err
+    assert open(job).read().endswith('        amount > 1""")  # noqa: SPK405\n')
+    assert run("check", job, "--no-cache", "--select", "SPK405,SPK002").code == 0

@@ -22,7 +22,7 @@ def test_positions_through_every_call_form(tmp_path, run):
         "5:23: SPK501 `SELECT *` reads every column of the source; name the columns the query needs",
         "7:14: SPK502 arithmetic with the string '5': Spark casts it silently and it becomes a number",
         "9:41: SPK503 this relies on the order of collect_list, which changes from run to run after a shuffle",
-        "10:26: SPK001 cannot parse SQL: `>` with nothing on its right (Required keyword: 'expression' missing for GT)",
+        "10:26: SPK001 cannot parse SQL: `>` with no expression on its right (Required keyword: 'expression' missing for GT)",
         "11:34: SPK502 arithmetic with the string '2': Spark casts it silently and it becomes a number",
     ]
 

@@ -42,6 +42,10 @@ from linter.semantic import BOUNDED, DATAFRAME, UNBOUNDED
     ("import os\nHERE = os.path.dirname(__file__)\ndef sample(name, local):\n"
      "    if local:\n        return os.path.join(HERE, name)\n    return 's3://lake/' + name\n"
      "spark.read.csv(sample('orders.csv', False))", UNBOUNDED),
+    ("import os\nHERE = os.path.dirname(__file__)\ndef sample(name):\n    return os.path.join(HERE, name)\n"
+     "spark.read.csv(sample('/mnt/lake/events'))", UNBOUNDED),
+    ("from pathlib import Path\ndef sample(name):\n    return Path(__file__).parent / name\n"
+     "spark.read.csv(str(sample('s3://lake/events')))", UNBOUNDED),
     ("import os\nHERE = os.path.dirname(__file__)\ndef sample(name):\n    return f's3://{HERE}/{name}'\n"
      "spark.read.csv(sample('orders.csv'))", UNBOUNDED),
     ("import os\nHERE = os.path.dirname(__file__)\ndef sample(name, HERE='s3://lake'):\n"

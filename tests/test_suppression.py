@@ -113,3 +113,10 @@ def test_a_bare_file_level_noqa_silences_its_line_directives_too(tmp_path, run):
     p = write(tmp_path / "b.py", "# sparkcheck: noqa: SPK101\n" + COLLECT + "\nx = 1  # noqa: SPK102\n")
     r = run("check", p, "--no-cache", "--output-format", "concise")
     assert r.code == 1 and "SPK002" in r.out
+
+
+def test_a_shell_comment_ending_in_a_backslash_continues_nothing(tmp_path, run):
+    p = write(tmp_path / "run.sh", "spark-submit --conf spark.sql.adaptive.enabled=false job.py  # noqa: SPK801 \\\n"
+              "echo done\n")
+    r = run("check", p, "--no-cache", "--output-format", "concise")
+    assert r.code == 0, r.out

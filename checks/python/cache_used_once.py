@@ -95,6 +95,7 @@ class CacheUsedOnce(PythonRule):
         Invalid(_SETUP + "def f():\n    x = orders.cache()\n    by_day = x.groupBy('day').count()\n"
                 "    by_day.show()\n    x.unpersist()\n"),
         Invalid(_SETUP + "def f():\n    x = orders.cache()\n    x.groupBy('day').count()\n"),
+
     )
     valid = (
         Valid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.count()\ndaily.write.parquet('s3://r/')\n"),
@@ -124,6 +125,14 @@ class CacheUsedOnce(PythonRule):
               "        for d in days:\n            self.daily.filter(self.daily.day == d).write.parquet(f's3://r/{d}')\n"),
         Valid(_SETUP + "class Job:\n    def load(self):\n        self.daily = orders.groupBy('day').count().cache()\n"
               "        daily = self.daily\n        daily.count()\n        daily.write.parquet('s3://r/')\n"),
+        # read in every round of a loop (through a name bound there, used above its binding too)
+        Valid(_SETUP + "def f(days):\n    x = orders.cache()\n    prev = None\n    for d in days:\n"
+              "        if prev is not None:\n            prev.write.parquet(f's3://r/{d}')\n"
+              "        prev = x.where(f\"day = '{d}'\")\n    x.unpersist()\n"),
+        Valid(_SETUP + "def f(days):\n    x = orders.cache()\n    for d in days:\n"
+              "        x.filter(x.day == d).write.parquet(f's3://r/{d}')\n    x.unpersist()\n"),
+        Valid(_SETUP + "def f():\n    x = orders.cache()\n    by_day = x.groupBy('day').count()\n"
+              "    by_day.show()\n    by_day.write.parquet('s3://r/')\n    x.unpersist()\n"),
         # cached and released around transformations no job runs (a peer's negatives): nothing is ever stored
         Valid(_SETUP + "df = orders.cache()\nresult = df.groupBy('date').count()\ndf.unpersist()\n"),
         Valid(_SETUP + "class Job:\n    def run(self):\n        self.df = spark.table('orders')\n        self.df.cache()\n"
@@ -147,6 +156,7 @@ class CacheUsedOnce(PythonRule):
         # `result = df.groupBy("day").count()` computes nothing: that read counts only once `result` is used;
         # name -> [what to count then]
         self.pending: dict = {}
+        self.cached_in_loops: dict = {}  # id(frame entry) -> the loop depth at its cache
 
     def visit_For(self, node) -> None:
         self.loops += 1
@@ -220,7 +230,8 @@ class CacheUsedOnce(PythonRule):
                 and self.ctx.semantic.is_dataframe(value.func.value)):
             return
         if isinstance(target, cst.Name):
-            self.frames[-1][target.value] = [node, 0, False, False]
+            self.frames[-1][target.value] = entry = [node, 0, False, False]
+            self.cached_in_loops[id(entry)] = self.loops
         elif _self_attribute(target) and len(self.frames) > 1:
             self.attributes[target.attr.value] = [node, 0, False, False, target]
 
@@ -231,7 +242,8 @@ class CacheUsedOnce(PythonRule):
             return
         receiver = value.func.value
         if isinstance(receiver, cst.Name) and self.ctx.semantic.is_dataframe(receiver):
-            self.frames[-1][receiver.value] = [node, 0, False, False]
+            self.frames[-1][receiver.value] = entry = [node, 0, False, False]
+            self.cached_in_loops[id(entry)] = self.loops
         elif _self_attribute(receiver) and len(self.frames) > 1 and self._self_frame(receiver):
             self.attributes[receiver.attr.value] = [node, 0, False, False, receiver]
 
@@ -281,7 +293,9 @@ class CacheUsedOnce(PythonRule):
     def _read(self, node, entry, later=None) -> None:
         """A read of a cached frame's name (or `.x` attribute) ``node``; ``later`` counts it when a read that
         binds a transformation's result to a name turns out to be used (the default: in ``entry``)."""
-        lazy = self._lazy(node)
+        # (in a loop the walk's order is not the run's: a use above the binding runs after it, so a read
+        # there counts as it is)
+        lazy = self._lazy(node) if self.loops == 0 else None
         if lazy == "discarded":
             return  # `df.groupBy("day").count()` as a statement: no job reads the cache
         if lazy is not None:
@@ -305,7 +319,8 @@ class CacheUsedOnce(PythonRule):
             if isinstance(call, cst.Call) and self._opaque_call(call):
                 entry[3] = True  # `process(df)`: its body may read it many times, and release it
                 return
-        entry[1] += 1
+        # a read in a loop the cache is outside of runs once per round
+        entry[1] += 2 if self.loops > self.cached_in_loops.get(id(entry), self.loops) else 1
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         """A use of `.x` (`self.x`, or `job.x` from outside the class: any `.x` counts), noted with how it is
@@ -330,9 +345,11 @@ class CacheUsedOnce(PythonRule):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.pending:
             parent = self.ctx.parent_of(node)
+            if isinstance(parent, cst.AssignTarget):
+                del self.pending[node.value]  # bound anew: later uses read something else
             if not (isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.Attribute) and parent.attr is node):
-                for count in self.pending.pop(node.value):
-                    count()  # the transformation's result is used: the read may run a job after all
+                for count in self.pending[node.value]:
+                    count()  # each use of the transformation's result may run a job that reads the cache
         frame = self.frames[-1]
         entry = frame.get(node.value)
         if entry is None:

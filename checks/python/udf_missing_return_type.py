@@ -154,6 +154,8 @@ class UdfMissingReturnType(PythonRule):
         # registering a UDF object: it keeps its own return type (pyspark rejects a second one)
         Valid(_SETUP + "@udf(IntegerType())\ndef score(a, b):\n    return a * 2 + b\n\nspark.udf.register('score', score)\n"),
         Valid(_SETUP + "ratio = udf(lambda a, b: a / b if b else None, 'double')\nspark.udf.register('ratio', ratio)\n"),
+        Valid(_SETUP + "import random\nroll = udf(lambda: random.randint(0, 100), IntegerType()).asNondeterministic()\n"
+              "spark.udf.register('roll', roll)\n"),
     )
 
     def _check(self, site) -> None:

@@ -460,6 +460,8 @@ class Inference:
                     flags = set(dataset.flags or ()) | {"model"}
                     return Value(DATAFRAME, dataset.bound, node=node, flags=flags, why=dataset.why)
             return None
+        if kind == UDF and method == "asNondeterministic" and not node.args:
+            return receiver  # the same UDF, marked so that Spark does not deduplicate or reorder its calls
         if kind in (DYNAMICFRAME, DELTA_TABLE):
             if method == "toDF":
                 return Value(DATAFRAME, UNBOUNDED, node=node)

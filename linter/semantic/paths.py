@@ -77,7 +77,9 @@ class ShippedFiles:
                 defined = self.later_defs.get(func.value)
                 if defined is not None and function is None and self._bindings(func.value) == 0 and \
                         (value is None or value.kind == FUNCTION and value.node is defined):
-                    return self._returns_shipped(defined, depth)  # the module's own helper, defined once
+                    # the module's own helper, defined once; not given a path of its own (`data("/mnt/x")`:
+                    # joined under the helper's folder, an absolute path starts afresh)
+                    return not any(_rooted(a.value) for a in node.args) and self._returns_shipped(defined, depth)
                 name = value.detail if value is not None and value.kind == IMPORT else func.value
             return name in _PATH_FUNCTIONS and bool(node.args) and node.args[0].keyword is None \
                 and not any(_rooted(a.value) for a in node.args[1:]) \

@@ -140,10 +140,13 @@ _CLAUSES = {"Where": "WHERE", "Having": "HAVING", "Qualify": "QUALIFY", "Group":
 
 def _plain_required(m) -> str:
     what, where = m.group(1), m.group(2)
-    if where in _OPERATORS:
-        plain = f"`{_OPERATORS[where]}` with nothing on its {'left' if what == 'this' else 'right'}"
+    if where == "Between":
+        plain = f"`BETWEEN` without its {'lower' if what == 'low' else 'upper'} bound (`BETWEEN low AND high`)" \
+            if what in ("low", "high") else "`BETWEEN` with no expression before it"
+    elif where in _OPERATORS:
+        plain = f"`{_OPERATORS[where]}` with no expression on its {'left' if what == 'this' else 'right'}"
     elif where in _CLAUSES:
-        plain = f"`{_CLAUSES[where]}` with nothing after it"
+        plain = f"`{_CLAUSES[where]}` with no expression after it"
     else:
         return m.group(0)
     return f"{plain} ({m.group(0)})"
