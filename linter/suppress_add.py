@@ -43,7 +43,7 @@ def _sql_lines(doc) -> set:
 
 
 # Files where `#` after a value is part of the value (Java properties, spark-defaults.conf): Spark would read
-# `false  # noqa: SPK801` as the setting's value. A comment there must be a line of its own, which no line-level
+# `false` and the comment after it as the setting's value. A comment there must be a line of its own, which no line-level
 # directive is: such findings are left for a file-level directive naming their codes.
 _VALUE_COMMENTS = (".conf", ".properties")
 
