@@ -462,14 +462,7 @@ class Resolver:
         cached = self._by_dir.get(directory)
         if cached is not None:
             return cached
-        config = None
-        for name in ("sparkcheck.toml", ".sparkcheck.toml", "pyproject.toml"):
-            candidate = os.path.join(directory, name)
-            if os.path.isfile(candidate):
-                found = read_config_file(candidate)
-                if found is not None:
-                    config = (candidate, found)
-                    break
+        config = own_config(directory)
         if config is not None:
             settings = self._by_config.get(config[0])
             if settings is None:
@@ -484,6 +477,21 @@ class Resolver:
                 settings = self._for_dir(parent)
         self._by_dir[directory] = settings
         return settings
+
+
+CONFIG_NAMES = ("sparkcheck.toml", ".sparkcheck.toml", "pyproject.toml")  # in a folder, the first that configures wins
+
+
+def own_config(directory: str):
+    """(path, table) of the configuration file of ``directory`` itself (a pyproject.toml without the table is
+    none); None when it has none."""
+    for name in CONFIG_NAMES:
+        candidate = os.path.join(directory, name)
+        if os.path.isfile(candidate):
+            found = read_config_file(candidate)
+            if found is not None:
+                return candidate, found
+    return None
 
 
 def parse_inline(text: str) -> tuple[dict, dict]:

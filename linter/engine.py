@@ -587,7 +587,7 @@ def _suppress(unit: Unit, diags: list[Diagnostic], codes: frozenset):
     if unit.kind == PYTHON:
         sup = noqa.python_suppressions(unit.text, strings=bool(diags))
     elif unit.kind == CONFIG:
-        sup = noqa.hash_suppressions(unit.text)
+        sup = noqa.hash_suppressions(unit.text, continued=bool(diags))
     else:
         sup = noqa.sql_suppressions(unit.text)
     if not sup.directives:

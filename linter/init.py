@@ -11,7 +11,7 @@ import os
 
 import tomlkit
 
-from linter.config import ConfigError, read_config_file
+from linter.config import ConfigError, own_config, read_config_file
 
 BODY = """\
 # Rules to enable: codes, names or prefixes ("SPK1" = driver rules). "SPK" = all stable rules.
@@ -43,8 +43,7 @@ small-tables = []
 def init(directory: str) -> str:
     if not os.path.isdir(directory):
         raise ConfigError(f"init: no such directory: {directory}")
-    own = [os.path.join(directory, n) for n in ("sparkcheck.toml", ".sparkcheck.toml", "pyproject.toml")]
-    if not any(os.path.isfile(p) and read_config_file(p) is not None for p in own):
+    if own_config(directory) is None:
         above = _parent_config(directory)
         if above is not None:
             # the nearest configuration wins whole: a new one here would silently drop the project's settings
@@ -91,7 +90,6 @@ def _parent_config(directory: str):
         if parent == current:
             return None
         current = parent
-        for name in ("sparkcheck.toml", ".sparkcheck.toml", "pyproject.toml"):
-            candidate = os.path.join(current, name)
-            if os.path.isfile(candidate) and read_config_file(candidate) is not None:
-                return candidate
+        found = own_config(current)
+        if found is not None:
+            return found[0]

@@ -168,12 +168,13 @@ def _hash_comments(sup: Suppressions, text: str, starts: list[int]) -> Suppressi
     return sup
 
 
-def hash_suppressions(text: str) -> Suppressions:
+def hash_suppressions(text: str, continued: bool = False) -> Suppressions:
     """Directives in `#` comments of configuration files (spark-defaults.conf, shell, YAML)."""
     sup = Suppressions()
-    # a shell command (or a YAML `run:` block's) continued with `\` takes its comment on its last line
-    _chain(sup, [i for i, line in enumerate(text.split("\n")) if line.rstrip("\r").endswith("\\")
-                 and not _in_shell_comment(line)])
+    if continued:  # (with findings to place) a shell command, or a YAML `run:` block's, continued with `\`
+        # takes its comment on its last line
+        _chain(sup, [i for i, line in enumerate(text.split("\n")) if line.rstrip("\r").endswith("\\")
+                     and not _in_shell_comment(line)])
     if "noqa" not in text.lower():
         return sup
     return _hash_comments(sup, text, [0] + [m.end() for m in re.finditer("\n", text)])

@@ -8,7 +8,7 @@ from linter.semantic import method_name
 _CACHES = ("cache", "persist")  # not checkpoint/localCheckpoint: those cut lineage, worth it even if read once
 # builtins that read a frame given to them once (`display(df)`: one job) or not at all (`print(df)`: its schema)
 _ONE_READ = frozenset(("print", "display", "repr", "str", "type", "isinstance", "id"))
-_NO_READ = frozenset(("print", "repr", "str", "type", "isinstance", "id"))  # (they show the plan's schema, no rows)
+_NO_READ = _ONE_READ - {"display"}  # (they show the plan's schema, no rows)
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 # DataFrame methods that return a DataFrame without running a job: a read through them alone computes nothing
 _TRANSFORMS = frozenset((
@@ -95,7 +95,6 @@ class CacheUsedOnce(PythonRule):
         Invalid(_SETUP + "def f():\n    x = orders.cache()\n    by_day = x.groupBy('day').count()\n"
                 "    by_day.show()\n    x.unpersist()\n"),
         Invalid(_SETUP + "def f():\n    x = orders.cache()\n    x.groupBy('day').count()\n"),
-
     )
     valid = (
         Valid(_SETUP + "daily = orders.groupBy('day').count().cache()\ndaily.count()\ndaily.write.parquet('s3://r/')\n"),

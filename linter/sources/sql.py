@@ -133,7 +133,7 @@ _REQUIRED = re.compile(r"Required keyword: '(\w+)' missing for (\w+)")
 _OPERATORS = {"GT": ">", "GTE": ">=", "LT": "<", "LTE": "<=", "EQ": "=", "NEQ": "<>", "NullSafeEQ": "<=>",
               "Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Mod": "%", "BitwiseOr": "|", "BitwiseAnd": "&",
               "BitwiseXor": "^", "DPipe": "||", "And": "AND", "Or": "OR", "Like": "LIKE", "ILike": "ILIKE",
-              "Is": "IS", "In": "IN", "Between": "BETWEEN"}
+              "Is": "IS", "In": "IN"}
 _CLAUSES = {"Where": "WHERE", "Having": "HAVING", "Qualify": "QUALIFY", "Group": "GROUP BY", "Order": "ORDER BY",
             "Limit": "LIMIT", "Join": "JOIN", "From": "FROM", "Alias": "AS", "Cast": "CAST"}
 
