@@ -209,7 +209,7 @@ MODULES = {
     'python/append_without_key.py': 9947,
     'python/array_expression_replaceable_by_builtin.py': 17777,
     'python/bitwise_operator_precedence.py': 4565,
-    'python/cache_used_once.py': 21760,
+    'python/cache_used_once.py': 21719,
     'python/closure_captures_large_object.py': 6763,
     'python/closure_captures_self.py': 9994,
     'python/coalesce_after_shuffle.py': 16133,
