@@ -557,8 +557,12 @@ def run_config(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
 
 
 def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult]:
-    """Diagnostics per unit, suppressions applied, SPK002 added."""
-    results = []
+    """Diagnostics per unit, suppressions applied, SPK002 added.
+
+    A file-level `# sparkcheck: noqa` in any unit of a document speaks for the whole document, as ruff's
+    `# ruff: noqa` in one cell does for a notebook: written in the first Python cell, it also silences the
+    notebook's `%%sql` cells (separate units). So SPK002 is decided once every unit has been matched."""
+    checked = []
     for unit in doc.units:
         diags: list[Diagnostic] = []
         try:
@@ -574,40 +578,44 @@ def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult
         except SourceError as exc:
             offset = unit.offset(exc.row - 1, exc.column - 1)
             diags = [Diagnostic(PARSE_ERROR, exc.message, offset, offset)]
-        results.append(UnitResult(unit, *_suppress(unit, diags, codes)))
+        checked.append((unit, diags, _suppressions(unit, diags)))
+    whole = [d for _, _, sup in checked for d in sup.directives if d.kind == "file"] if len(checked) > 1 else []
+    results = [UnitResult(unit, _suppress(unit, diags, codes, sup, whole), sup) for unit, diags, sup in checked]
+    if UNUSED_NOQA in codes and not any(d.codes is None for d in whole):
+        for result in results:
+            for directive, bad, why in noqa.unused(result.suppressions, codes):
+                result.diagnostics.append(_unused_diagnostic(result.unit, directive, bad, why))
     return results
 
 
-def _suppress(unit: Unit, diags: list[Diagnostic], codes: frozenset):
-    """(kept diagnostics, the unit's suppressions); one tokenization per unit.
-
-    With findings in Python, the tokenization also maps lines inside multi-line
-    strings (where a noqa comment has to go), for ``place``.
-    """
+def _suppressions(unit: Unit, diags: list[Diagnostic]) -> noqa.Suppressions:
+    """The unit's directives; one tokenization per unit. With findings in Python, the tokenization also maps
+    lines inside multi-line strings (where a noqa comment has to go), for ``place``."""
     if unit.kind == PYTHON:
-        sup = noqa.python_suppressions(unit.text, strings=bool(diags))
-    elif unit.kind == CONFIG:
-        sup = noqa.hash_suppressions(unit.text, continued=bool(diags))
-    else:
-        sup = noqa.sql_suppressions(unit.text)
-    if not sup.directives:
-        return [d for d in diags if d.code in codes or d.code == PARSE_ERROR and PARSE_ERROR in codes], sup
+        return noqa.python_suppressions(unit.text, strings=bool(diags))
+    if unit.kind == CONFIG:
+        return noqa.hash_suppressions(unit.text, continued=bool(diags))
+    return noqa.sql_suppressions(unit.text)
+
+
+def _suppress(unit: Unit, diags: list[Diagnostic], codes: frozenset, sup: noqa.Suppressions, whole: list):
+    """The diagnostics no directive of the unit, nor a file-level one of another unit (``whole``), silences."""
+    elsewhere = [d for d in whole if d not in sup.directives]
+    if not sup.directives and not elsewhere:
+        return [d for d in diags if d.code in codes or d.code == PARSE_ERROR and PARSE_ERROR in codes]
     kept = []
     for d in diags:
         if d.code not in codes:
             continue
         line, _ = unit.line_col(d.start)
         suppressed, bare = sup.match(d.code, line)
-        if suppressed:
+        if suppressed or noqa.file_silences(elsewhere, d.code):
             continue
         if bare:
             note = f"a bare `noqa` does not silence sparkcheck: write `noqa: {d.code}`"
             d.help = f"{d.help}\n{note}" if d.help else note
         kept.append(d)
-    if UNUSED_NOQA in codes:
-        for directive, bad, why in noqa.unused(sup, codes):
-            kept.append(_unused_diagnostic(unit, directive, bad, why))
-    return kept, sup
+    return kept
 
 
 def _unused_diagnostic(unit: Unit, d, bad: list[str], why: str) -> Diagnostic:

@@ -83,10 +83,9 @@ class Suppressions:
         """(suppressed, bare noqa on the line)."""
         bare = False
         target = self.noqa_line(line)
+        if file_silences(self.directives, code):
+            return True, False
         for d in self.directives:
-            if d.kind == "file" and (d.codes is None or _names(d, code)):
-                d.used.add(code)
-                return True, False
             if d.kind == "line" and d.line == target:
                 if d.codes is None:
                     bare = True
@@ -98,6 +97,15 @@ class Suppressions:
                 d.used.add(code)
                 return True, False
         return False, bare
+
+
+def file_silences(directives: list, code: str) -> bool:
+    """Whether a file-level directive among ``directives`` silences ``code`` (marking it used)."""
+    for d in directives:
+        if d.kind == "file" and (d.codes is None or _names(d, code)):
+            d.used.add(code)
+            return True
+    return False
 
 
 def _names(d: Directive, code: str) -> bool:
@@ -146,13 +154,16 @@ def _may_name_own_code(text: str) -> bool:
     """Whether some ``noqa`` in the raw text could name a sparkcheck code.
 
     Without findings, a Python file's directives matter only when they name
-    sparkcheck codes (SPK002 reports those that suppress nothing); a bare
-    ``# noqa`` or ``# noqa: F401`` says nothing to sparkcheck.  Matching the raw
+    sparkcheck codes (SPK002 reports those that suppress nothing), or silence
+    a whole document (a bare ``# sparkcheck: noqa``, whose notebook may hold
+    SQL cells); a bare ``# noqa`` or ``# noqa: F401`` says nothing to sparkcheck.  Matching the raw
     text (strings included) finds a superset of the comments, so the tokenizer
     (about 8% of a check of pyspark's own sources) runs only when it may matter.
     """
     for pattern in (_PY_NOQA, _PY_FILE):
         for m in pattern.finditer(text):
+            if pattern is _PY_FILE and m.group("codes") is None:
+                return True  # a bare file-level directive: it silences a notebook's `%%sql` cells too
             if any(own_code(token) for token in _split(m.group("codes")) or ()):
                 return True
     return False

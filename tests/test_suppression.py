@@ -120,3 +120,25 @@ def test_a_shell_comment_ending_in_a_backslash_continues_nothing(tmp_path, run):
               "echo done\n")
     r = run("check", p, "--no-cache", "--output-format", "concise")
     assert r.code == 0, r.out
+
+
+def _sql_notebook(tmp_path, name, first_line):
+    import json
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": [first_line, "df = spark.table('a')\n"]},
+             {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": ["%%sql\n", "SELECT a.x FROM a, b\n"]}]
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return write(tmp_path / name, json.dumps(nb, indent=1) + "\n")
+
+
+def test_a_file_level_noqa_in_a_python_cell_speaks_for_the_notebooks_sql_cells(tmp_path, run):
+    """A notebook's `%%sql` cells are units of their own; the file-level directive of its first cell silences
+    them too (ruff's `# ruff: noqa` in one cell does so for the notebook), and is not SPK002's then."""
+    plain = _sql_notebook(tmp_path, "plain.ipynb", "x = 1\n")
+    assert [o.split()[0] for o in concise(run, plain, "--select", "SPK505,SPK002")] == ["SPK505"]
+    for name, first in (("bare.ipynb", "# sparkcheck: noqa\n"), ("coded.ipynb", "# sparkcheck: noqa: SPK505\n")):
+        p = _sql_notebook(tmp_path, name, first)
+        assert concise(run, p, "--select", "SPK505,SPK002") == [], name
+    other = _sql_notebook(tmp_path, "other.ipynb", "# sparkcheck: noqa: SPK101\n")
+    assert [o.split()[0] for o in concise(run, other, "--select", "SPK505,SPK002")] == ["SPK002", "SPK505"]
