@@ -29,6 +29,7 @@ _SQL_NOQA = re.compile(
     re.I,
 )
 _SPK_CODE = re.compile(r"^SPK\d{3}$", re.I)
+_SPK_LIKE = re.compile(r"^SPK\w*$", re.I)  # SPK1, SPK10, SPK1011: meant as sparkcheck's, named wrong
 ALL = "all"
 
 
@@ -164,7 +165,7 @@ def _may_name_own_code(text: str) -> bool:
         for m in pattern.finditer(text):
             if pattern is _PY_FILE and m.group("codes") is None:
                 return True  # a bare file-level directive: it silences a notebook's `%%sql` cells too
-            if any(own_code(token) for token in _split(m.group("codes")) or ()):
+            if any(own_code(token) or _SPK_LIKE.match(token) for token in _split(m.group("codes")) or ()):
                 return True
     return False
 
@@ -296,6 +297,10 @@ def unused(sup: Suppressions, enabled: frozenset) -> list[tuple[Directive, list[
                     reasons.append("suppresses nothing")
                 continue
             code = own_code(token)
+            if code is None and _SPK_LIKE.match(token):
+                bad.append(token)  # a prefix (`SPK1`) silences nothing: directives name whole codes, as ruff's do
+                reasons.append(f"{token} is not a code (name whole codes, such as SPK101)")
+                continue
             if code is None:
                 continue  # another tool's code
             if registry.find(code) is None:

@@ -142,3 +142,16 @@ def test_a_file_level_noqa_in_a_python_cell_speaks_for_the_notebooks_sql_cells(t
         assert concise(run, p, "--select", "SPK505,SPK002") == [], name
     other = _sql_notebook(tmp_path, "other.ipynb", "# sparkcheck: noqa: SPK101\n")
     assert [o.split()[0] for o in concise(run, other, "--select", "SPK505,SPK002")] == ["SPK002", "SPK505"]
+
+
+def test_a_code_prefix_in_a_noqa_silences_nothing_and_says_so(tmp_path, run):
+    """`# noqa: SPK1` reads as a family to its writer; directives name whole codes (ruff's alike), so it is an
+    SPK002 finding whose fix keeps the other tools' codes, and the finding it meant to silence stays."""
+    p = write(tmp_path / "a.py", COLLECT + "  # noqa: SPK1\nx = 1  # noqa: SPK10, E501\n")
+    out = concise(run, p)
+    assert [o.split()[0] for o in out] == ["SPK101", "SPK002", "SPK002"]
+    assert out[1].endswith("SPK1 is not a code (name whole codes, such as SPK101)")
+    assert run("check", p, "--no-cache", "--fix", "--select", "SPK002").code == 0
+    assert (tmp_path / "a.py").read_text().splitlines()[1] == "x = 1  # noqa: E501"
+    q = write(tmp_path / "q.sql", "SELECT * FROM a JOIN b ON a.id = b.id; -- noqa: SPK5\n")
+    assert sorted(o.split()[0] for o in concise(run, q)) == ["SPK002", "SPK501"]
