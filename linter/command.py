@@ -84,9 +84,11 @@ def overrides(args) -> tuple[dict, str | None]:
     for key in ("select", "extend-select", "extend-ignore", "fixable", "unfixable"):
         for sel in values_set.get(key, []):
             try:
-                resolve(sel, f"--{key}" if key != "extend-ignore" else "--ignore")
+                chosen = resolve(sel, f"--{key}" if key != "extend-ignore" else "--ignore")
             except SelectorError as exc:
                 raise UsageError(str(exc)) from None
+            if not chosen and key in ("select", "extend-select"):
+                warn(f"--{key}: {sel!r} selects no rule (see `sparkcheck rules`)")  # as config.py says it
     return values_set, config_file
 
 

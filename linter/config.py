@@ -189,9 +189,14 @@ def validate(table: dict, where: str) -> tuple[dict, dict]:
                 "extend-safe-fixes", "extend-unsafe-fixes"):
         for sel in values.get(key, []):
             try:
-                registry.resolve(sel, f"{where} `{key}`")
+                chosen = registry.resolve(sel, f"{where} `{key}`")
             except registry.SelectorError as exc:
                 raise ConfigError(str(exc)) from None
+            if not chosen and key in ("select", "extend-select"):
+                # a family prefix with no rules yet stays valid (a configuration written for a newer
+                # sparkcheck), but a run that selects nothing by it should not pass in silence
+                from linter.command import warn
+                warn(f"{where} `{key}`: {sel!r} selects no rule (see `sparkcheck rules`)")
     for key in ("per-file-ignores", "extend-per-file-ignores"):
         for pattern, sels in values.get(key, {}).items():
             for sel in sels:

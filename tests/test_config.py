@@ -250,3 +250,17 @@ def test_properties_files_that_are_not_spark_settings(tmp_path, run):
     write(tmp_path / "unknown.properties", "zeppelin:zeppelin.spark.maxResult=0\nspark.executor.cores: 2\n")
     r = run("check", ".", "--no-cache", cwd=tmp_path)
     assert r.code == 0 and r.out == "All checks passed!\n" and r.err == ""
+
+
+def test_a_family_prefix_with_no_rules_is_accepted_with_a_warning(tmp_path, run):
+    """`SPK9` is a valid selector (a configuration written for a newer sparkcheck), but a run that selects
+    nothing by it says so on stderr, once, whether it came from the command line or the configuration."""
+    write(tmp_path / "job.py", "rows = spark.table('orders').collect()\n")
+    r = run("check", "job.py", "--no-cache", "--select", "SPK9", cwd=tmp_path)
+    assert r.code == 0 and r.err.strip() == "sparkcheck: warning: --select: 'SPK9' selects no rule (see `sparkcheck rules`)"
+    write(tmp_path / "pyproject.toml", '[tool.sparkcheck]\nextend-select = ["SPK99"]\n')
+    r = run("check", "job.py", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    assert r.code == 1 and "SPK101" in r.out
+    assert r.err.count("\n") == 1 and "`extend-select`: 'SPK99' selects no rule" in r.err
+    r = run("check", "job.py", "--no-cache", "--select", "SPK1", cwd=tmp_path)
+    assert "--select" not in r.err and r.err.count("\n") == 1
