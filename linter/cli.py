@@ -94,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None)
     files.add_argument("--extension", action="append", default=None, metavar="SUFFIX:LANGUAGE",
                        help="read files with this suffix as LANGUAGE, e.g. txt:python (python, pyi, ipynb, sql, "
-                            "spark-defaults, properties, shell, yaml, hadoop-xml); repeat or separate with commas")
+                            "spark-defaults, properties, shell, yaml, hadoop-xml, json, terraform); repeat or separate with "
+                            "commas")
     files.add_argument("--stdin-filename", metavar="PATH", help="the path of the code read from standard input")
     files.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     files.add_argument("--cache-dir", metavar="DIR", help="where the cache lives")

@@ -329,3 +329,16 @@ def test_add_noqa_after_a_continued_statement_that_opens_a_string(tmp_path, run)
     assert r.code == 0 and "Added 1 noqa directive." in r.err
     assert open(job).read().endswith('        amount > 1""")  # noqa: SPK405\n')
     assert run("check", job, "--no-cache", "--select", "SPK405,SPK002").code == 0
+
+
+def test_the_extension_help_names_every_language():
+    """The help text is written out (building the parser imports no source reader); it must not fall behind."""
+    import subprocess
+    import sys
+
+    from linter.sources import LANGUAGES
+
+    help_text = subprocess.run([sys.executable, "-m", "linter", "check", "--help"], capture_output=True, text=True)
+    text = " ".join(help_text.stdout.split())
+    listed = text.split("as LANGUAGE, e.g. txt:python (", 1)[1].split(")", 1)[0]
+    assert [name.strip() for name in listed.split(",")] == list(LANGUAGES)
