@@ -370,18 +370,9 @@ def run_check(args) -> int:
         return EXIT_ERROR if run.internal_errors else code
 
     if args.statistics:
-        if fmt == "json":
-            import json
-            from collections import Counter as C
+        from linter.report.text import statistics, statistics_json
 
-            counts = C(f.code for f in findings)
-            names = {f.code: f.name for f in findings}
-            data = [{"code": c, "name": names[c], "count": n} for c, n in sorted(counts.items())]
-            text = json.dumps(data, indent=2) + "\n"
-        else:
-            from linter.report.text import statistics
-
-            text = statistics(findings, options)
+        text = (statistics_json if fmt == "json" else statistics)(findings, options)
     else:
         text = _quiet(args, fmt, findings, options, render(fmt, findings, options))
     _emit(text, args.output_file)

@@ -95,7 +95,10 @@ def test_statistics(tmp_path, run):
     assert r.code == 1
     assert r.out.splitlines() == ["2\tSPK101\t    collect-on-unbounded-dataframe", "1\tSPK002\t[*] unused-noqa"]
     data = json.loads(run("check", tmp_path, "--no-cache", "--statistics", "--output-format", "json").out)
-    assert {"code": "SPK101", "name": "collect-on-unbounded-dataframe", "count": 2} in data
+    # ruff's fields and order: most frequent first, and how many of each code a fix applies to
+    assert data == [{"code": "SPK101", "name": "collect-on-unbounded-dataframe", "count": 2, "fixable": False,
+                     "fixable_count": 0},
+                    {"code": "SPK002", "name": "unused-noqa", "count": 1, "fixable": True, "fixable_count": 1}]
 
 
 def test_output_file(tmp_path, run):

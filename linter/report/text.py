@@ -116,13 +116,26 @@ def render(fmt: str, findings: list, options: ReportOptions) -> str:
     return "\n".join(out) + "\n"
 
 
-def statistics(findings: list, options: ReportOptions) -> str:
+def _statistics(findings: list, options: ReportOptions) -> list[dict]:
+    """Per code, most frequent first (ruff's order): count, and how many of them a fix applies to."""
     counts = Counter(f.code for f in findings)
+    fixable = Counter(f.code for f in findings if applicable(f, options))
     names = {f.code: f.name for f in findings}
-    fixable = {f.code for f in findings if applicable(f, options)}
-    width = len(str(max(counts.values()))) if counts else 1
-    lines = [
-        f"{str(n).rjust(width)}\t{code}\t{'[*] ' if code in fixable else '    '}{names[code]}"
-        for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    ]
+    return [{"code": code, "name": names[code], "count": n, "fixable": fixable[code] > 0,
+             "fixable_count": fixable[code]}
+            for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def statistics(findings: list, options: ReportOptions) -> str:
+    rows = _statistics(findings, options)
+    width = len(str(max(r["count"] for r in rows))) if rows else 1
+    lines = [f"{str(r['count']).rjust(width)}\t{r['code']}\t{'[*] ' if r['fixable'] else '    '}{r['name']}"
+             for r in rows]
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def statistics_json(findings: list, options: ReportOptions) -> str:
+    """`--statistics --output-format json`: ruff's fields (code, name, count, fixable, fixable_count)."""
+    import json
+
+    return json.dumps(_statistics(findings, options), indent=2) + "\n"
