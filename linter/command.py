@@ -44,8 +44,8 @@ def emit(text: str, output_file: str | None) -> None:
 
 def overrides(args) -> tuple[dict, str | None]:
     """The configuration keys the command line sets, and the `--config` file when one is named."""
-    from linter.config import ConfigError, parse_inline
-    from linter.registry import SelectorError, resolve
+    from linter.config import ConfigError, checked_selector, parse_inline
+    from linter.registry import SelectorError
 
     values_set: dict = {}
     config_file = None
@@ -84,11 +84,9 @@ def overrides(args) -> tuple[dict, str | None]:
     for key in ("select", "extend-select", "extend-ignore", "fixable", "unfixable"):
         for sel in values_set.get(key, []):
             try:
-                chosen = resolve(sel, f"--{key}" if key != "extend-ignore" else "--ignore")
+                checked_selector(sel, key, f"--{key}" if key != "extend-ignore" else "--ignore")
             except SelectorError as exc:
                 raise UsageError(str(exc)) from None
-            if not chosen and key in ("select", "extend-select"):
-                warn(f"--{key}: {sel!r} selects no rule (see `sparkcheck rules`)")  # as config.py says it
     return values_set, config_file
 
 

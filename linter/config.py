@@ -189,14 +189,9 @@ def validate(table: dict, where: str) -> tuple[dict, dict]:
                 "extend-safe-fixes", "extend-unsafe-fixes"):
         for sel in values.get(key, []):
             try:
-                chosen = registry.resolve(sel, f"{where} `{key}`")
+                checked_selector(sel, key, f"{where} `{key}`")
             except registry.SelectorError as exc:
                 raise ConfigError(str(exc)) from None
-            if not chosen and key in ("select", "extend-select"):
-                # a family prefix with no rules yet stays valid (a configuration written for a newer
-                # sparkcheck), but a run that selects nothing by it should not pass in silence
-                from linter.command import warn
-                warn(f"{where} `{key}`: {sel!r} selects no rule (see `sparkcheck rules`)")
     for key in ("per-file-ignores", "extend-per-file-ignores"):
         for pattern, sels in values.get(key, {}).items():
             for sel in sels:
@@ -205,6 +200,18 @@ def validate(table: dict, where: str) -> tuple[dict, dict]:
                 except registry.SelectorError as exc:
                     raise ConfigError(str(exc)) from None  # before any file is checked, as ruff does
     return values, rule_tables
+
+
+def checked_selector(selector: str, key: str, where: str) -> list:
+    """The rules a selector of ``key`` names (SelectorError if none can be). A family prefix with no rules yet
+    (`SPK9`) stays valid, as a configuration written for a newer sparkcheck would have it, but a selector
+    that enables nothing says so on stderr: a run that checks nothing should not pass in silence."""
+    chosen = registry.resolve(selector, where)
+    if not chosen and key in ("select", "extend-select"):
+        from linter.command import warn
+
+        warn(f"{where}: {selector!r} selects no rule (see `sparkcheck rules`)")
+    return chosen
 
 
 def _rule_options(rule, table: dict, where: str) -> dict:

@@ -579,8 +579,10 @@ def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult
             offset = unit.offset(exc.row - 1, exc.column - 1)
             diags = [Diagnostic(PARSE_ERROR, exc.message, offset, offset)]
         checked.append((unit, diags, _suppressions(unit, diags)))
-    whole = [d for _, _, sup in checked for d in sup.directives if d.kind == "file"] if len(checked) > 1 else []
+    whole = [d for _, _, sup in checked for d in sup.directives if d.kind == "file"]
     results = [UnitResult(unit, _suppress(unit, diags, codes, sup, whole), sup) for unit, diags, sup in checked]
+    # under a bare file-level directive the document is silenced whole, its other directives included (ruff's
+    # `# ruff: noqa` alike), so that taking that line out later brings back findings and their suppressions
     if UNUSED_NOQA in codes and not any(d.codes is None for d in whole):
         for result in results:
             for directive, bad, why in noqa.unused(result.suppressions, codes):
@@ -600,7 +602,8 @@ def _suppressions(unit: Unit, diags: list[Diagnostic]) -> noqa.Suppressions:
 
 def _suppress(unit: Unit, diags: list[Diagnostic], codes: frozenset, sup: noqa.Suppressions, whole: list):
     """The diagnostics no directive of the unit, nor a file-level one of another unit (``whole``), silences."""
-    elsewhere = [d for d in whole if d not in sup.directives]
+    elsewhere = [d for d in whole if not any(d is own for own in sup.directives)]  # by identity: equal fields
+    # (the same comment at the same place of two cells) are two directives
     if not sup.directives and not elsewhere:
         return [d for d in diags if d.code in codes or d.code == PARSE_ERROR and PARSE_ERROR in codes]
     kept = []

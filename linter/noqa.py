@@ -280,11 +280,8 @@ def sql_suppressions(text: str) -> Suppressions:
 
 
 def unused(sup: Suppressions, enabled: frozenset) -> list[tuple[Directive, list[str], str]]:
-    """Directives naming sparkcheck codes that suppressed nothing: (directive, codes, why). None under a bare
-    file-level `# sparkcheck: noqa`: the file is silenced whole, its line directives included (ruff's `# ruff:
-    noqa` alike), so that taking the file-level line out later brings back findings and their suppressions."""
-    if any(d.kind == "file" and d.codes is None for d in sup.directives):
-        return []
+    """Directives naming sparkcheck codes that suppressed nothing: (directive, codes, why). The caller leaves
+    this out under a bare file-level `# sparkcheck: noqa` of the document (engine.check_document)."""
     out = []
     for d in sup.directives:
         if d.codes is None or d.kind == "enable":
