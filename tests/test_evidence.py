@@ -1782,8 +1782,9 @@ _FLAGGED = """
 
 @pytest.mark.parametrize("tail, bound", [
     ("probe(df)", "unbounded"),                          # the limit never runs: every row reaches toPandas
-    ("IS_SAMPLE = True\nprobe(df)", None),               # the flag changes: either may hold
-    ("def f(IS_SAMPLE):\n    d = spark.table('x')\n    if IS_SAMPLE:\n        d = d.limit(3)\n    probe(d)", None),
+    ("IS_SAMPLE = True\nprobe(df)", "unbounded"),        # the flag changes: the limit may not run
+    ("def f(IS_SAMPLE):\n    d = spark.table('x')\n    if IS_SAMPLE:\n        d = d.limit(3)\n    probe(d)",
+     "unbounded"),                                        # a parameter: either way, and one collects every row
 ], ids=["dead-branch", "flag-reassigned", "parameter-shadows-flag"])
 def test_a_module_flag_assigned_false_once_makes_its_branch_dead(tail, bound):
     value = probe(textwrap.dedent(_FLAGGED) + tail + "\n")
@@ -1843,13 +1844,18 @@ def test_a_sql_condition_given_to_filter_is_evidence(call, kind):
 @pytest.mark.parametrize("code, kind", [
     ("from pyspark.sql import functions as F\nrows = orders.collect()\nprobe(orders)\n", DATAFRAME),
     ("from pyspark.sql import functions as F\nrows = orders.join(items, 'id').count()\nprobe(orders)\n", DATAFRAME),
+    ("from pyspark.sql import functions as F\nrows = orders.groupby('k').agg({'v': 'sum'}).collect()\n"
+     "probe(orders)\n", DATAFRAME),
+    ("import pandas as pd\nfrom pyspark.sql import functions as F\n"
+     "totals = orders.groupby('k').agg({'v': 'sum'})\nprobe(orders)\n", None),
     ("from pyspark.sql import functions as F\nvalues = stats.collect(5)\nprobe(stats)\n", None),
     ("import pandas as pd\nfrom pyspark.sql import functions as F\nrows = orders.count()\nprobe(orders)\n", None),
     ("from helpers import *\nfrom pyspark.sql import functions as F\nrows = orders.collect()\nprobe(orders)\n", None),
     ("from pyspark.sql import functions as F\nx = str.join(',', ['a'])\nprobe(str)\n", None),
     ("from pyspark.sql import functions as F\ndef f():\n    probe(orders)\n    return orders.collect()\norders = load()\n",
      None),
-], ids=["free-name-collect", "free-name-join", "collect-with-an-argument", "pandas-imported", "star-import",
+], ids=["free-name-collect", "free-name-join", "free-name-groupby", "groupby-with-pandas-imported",
+        "collect-with-an-argument", "pandas-imported", "star-import",
         "builtin", "bound-later-in-the-file"])
 def test_a_name_the_file_never_binds_is_judged_by_its_members(code, kind):
     value = probe(code)
@@ -1877,3 +1883,35 @@ def test_sql_built_with_plus_or_percent_is_read_as_a_template(query, bound):
             f"def f(rule, table):\n    q = {query}\n    probe(spark.sql(q))\n")
     value = probe(code)
     assert value is not None and value.bound == bound, value
+
+
+_BRANCHES = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\ndf = spark.table('t')\n"
+
+
+@pytest.mark.parametrize("code, bound", [
+    ("if debug:\n    df = df.limit(10)\nprobe(df)\n", "unbounded"),                     # the other way: every row
+    ("if debug:\n    df = df.limit(10)\n    probe(df)\n", 10),                           # inside the branch
+    ("if a:\n    df = df.limit(10)\nelse:\n    df = df.limit(30)\nprobe(df)\n", 30),      # both: the larger
+    ("if a:\n    df = df.limit(10)\nelif b:\n    df = df.limit(30)\nprobe(df)\n", "unbounded"),
+    ("if a:\n    df = df.limit(10)\nelif b:\n    df = df.limit(30)\nelse:\n    df = df.limit(5)\nprobe(df)\n", 30),
+    ("if a:\n    df = df.limit(10)\nelse:\n    probe(df)\n", "unbounded"),                # else starts from before
+    ("if a:\n    if b:\n        df = df.limit(10)\n    else:\n        df = df.limit(20)\nelse:\n"
+     "    df = df.limit(40)\nprobe(df)\n", 40),                                             # nested
+    ("if a:\n    if b:\n        df = df.limit(10)\nelse:\n    df = df.limit(40)\nprobe(df)\n", "unbounded"),
+    ("for t in tables:\n    df = spark.table(t).limit(10)\n    probe(df)\n", 10),          # inside the loop body
+    ("for t in tables:\n    df = spark.table(t).limit(10)\nprobe(df)\n", "unbounded"),     # the loop may not run
+    ("small = df.limit(10)\nfor t in tables:\n    small = small.union(spark.table(t).limit(5))\nprobe(small)\n",
+     "bounded"),                                                                            # a union of limits
+    ("try:\n    df = df.limit(10)\n    probe(df)\nexcept ValueError:\n    pass\n", 10),     # inside the try body
+    ("try:\n    df = df.limit(10)\nexcept ValueError:\n    pass\nprobe(df)\n", "unbounded"),  # it may stop first
+    ("try:\n    df = df.limit(10)\nexcept ValueError:\n    df = df.limit(3)\nprobe(df)\n", 10),
+    ("try:\n    df = df.limit(10)\nexcept ValueError:\n    probe(df)\n", "unbounded"),    # the body may stop first
+    ("try:\n    x = 1\nexcept ValueError:\n    pass\nelse:\n    df = df.limit(7)\n    probe(df)\n", 7),
+    ("try:\n    df = df.limit(10)\nfinally:\n    pass\nprobe(df)\n", 10),              # no handler: the body ran
+    ("def f(a):\n    x = spark.table('t').limit(5)\n    if a:\n        x = x.limit(3)\n    probe(x)\n", 5),
+], ids=["if-no-else", "inside-branch", "if-else", "elif-no-else", "elif-else", "else-starts-fresh",
+        "nested-all-bounded", "nested-one-unbounded", "loop-body", "after-loop", "loop-union", "try-body", "after-try",
+        "try-handler", "in-handler", "try-else", "try-finally", "both-limits"])
+def test_a_limit_bounds_a_name_on_every_way_through_or_not_at_all(code, bound):
+    value = probe(_BRANCHES + code)
+    assert value is not None and value.kind == DATAFRAME and value.bound == bound, (value, value and value.bound)

@@ -90,7 +90,7 @@ def test_assignments_functions_and_branches():
         "a = load('x')\nb = small()\nc = spark.table('t')\nif flag:\n    c = c.limit(10)\n"
         "d, e = spark.table('t').randomSplit([0.5, 0.5])\n"
     )
-    for name, kind, bound in (("a", DATAFRAME, UNBOUNDED), ("b", DATAFRAME, 3), ("c", DATAFRAME, None),
+    for name, kind, bound in (("a", DATAFRAME, UNBOUNDED), ("b", DATAFRAME, 3), ("c", DATAFRAME, UNBOUNDED),
                               ("e", DATAFRAME, UNBOUNDED)):
         value = infer_last(code + name + "\n")
         assert (value.kind, value.bound) == (kind, bound), name
@@ -156,7 +156,12 @@ def rows(filtered: DataFrame):
 
 
 def test_a_parameter_knows_the_bound_every_earlier_call_passes():
-    assert _bound_in(CALLER_BOUNDED, "rows", "filtered") is None  # bounded on one branch of the only caller
+    # bounded on one branch of the only caller: the other passes every row
+    assert _bound_in(CALLER_BOUNDED, "rows", "filtered") == UNBOUNDED
+    both = CALLER_BOUNDED.replace(
+        "        filtered = filtered.limit(20)\n",
+        "        filtered = filtered.limit(20)\n    else:\n        filtered = filtered.limit(5)\n")
+    assert _bound_in(both, "rows", "filtered") == 20
 
 
 def test_a_parameter_stays_unbounded_when_one_caller_passes_everything_or_a_call_comes_later():

@@ -22,8 +22,8 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
     """For ``x.<method>()`` on a DataFrame (or RDD) with no row bound: (receiver, value, why).
 
     Quiet (None) unless the receiver is provably a DataFrame or RDD and provably
-    unbounded: a ``limit(n)`` within ``max-rows``, a global aggregate, data made
-    on the driver, and values that differ between branches all count as bounded.
+    unbounded: a ``limit(n)`` within ``max-rows``, a global aggregate and data made
+    on the driver count as bounded; a value bounded on one branch only does not.
     """
     name = method_name(node)
     if name not in methods:
@@ -45,6 +45,8 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
     elif (grouping := _sql_grouping(rule.ctx, value)) is not None:
         why = (f"a grouped result (its SQL has a {grouping}) has a row per key, and nothing here bounds the keys "
                "(no `LIMIT`)")
+    elif value.flags and "partly-bounded" in value.flags:
+        why = "a `limit` bounds its rows on one branch only; on another, nothing does"
     elif value.flags and "inferred" in value.flags:
         # known from how the code uses it: where it comes from is not in this function (or, at the top level,
         # not in this file or notebook: another cell, a `%run` notebook)

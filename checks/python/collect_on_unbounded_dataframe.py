@@ -48,10 +48,14 @@ class CollectOnUnboundedDataFrame(PythonRule):
     named by the same text or the same constant's item
     (`createOrReplaceTempView(CONFIG["source"])` and `{CONFIG['source']}` in
     the query); another join, a set operation or a generator (`explode`)
-    is not bounded by it. When a variable holds a limited frame on
-    one branch only (`if debug: df = df.limit(100)`), the rule stays quiet,
-    unless that branch never runs: `IS_SAMPLE = False` assigned once at the
-    top of the module and `if IS_SAMPLE: df = df.limit(5000)` leave every row.
+    is not bounded by it. A limit on one branch only (`if debug: df =
+    df.limit(100)`, then `df.collect()` after the `if`) is no bound: on the
+    other way through every row is collected, and the message says so; a
+    collect inside that branch, or after an `if`/`else` that limits on
+    both branches, is bounded (by the larger limit). A module flag assigned
+    once decides the branch: `IS_SAMPLE = False` at the top of the module
+    and `if IS_SAMPLE: df = df.limit(5000)` leave every row, `IS_SAMPLE =
+    True` keeps the limit.
     A parameter taken for a DataFrame has the rows its callers in the file
     pass: quiet when every call passes a small frame (a notebook's plotting
     helper given a 20-row table), reported when one passes a whole table or
@@ -111,6 +115,10 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Invalid(_SETUP + 'IS_SAMPLE = False  # True: train on a sample\ndf = spark.table("orders")\n'
                 'if IS_SAMPLE:\n    df = df.limit(5000)\nrows = df.collect()\n'),
         Invalid(_SETUP + 'events = spark.read.parquet("s3://lake/events")\nrows = events.collect()\n'),
+        # limited on one branch only: the other collects every row
+        Invalid(_SETUP + 'df = spark.table("orders")\nif debug:\n    df = df.limit(100)\nrows = df.collect()\n'),
+        Invalid(_SETUP + 'IS_SAMPLE = False\ndf = spark.table("orders")\nif IS_SAMPLE:\n    df = df.limit(100)\n'
+                'IS_SAMPLE = True\nrows = df.collect()\n'),
         # a grouped SQL result: a row per key (the message says so)
         Invalid(_SETUP + 'report = spark.sql("SELECT category, sum(amount) AS total FROM sales GROUP BY category")\n'
                 'rows = report.collect()\n'),
@@ -169,8 +177,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Valid("from databricks.connect import DatabricksSession\n\n"
               "session = DatabricksSession.builder.profile('dev').getOrCreate()\n"
               "rows = session.table('samples.tpch.orders').limit(20).collect()\n"),
-        Valid(_SETUP + 'IS_SAMPLE = False\ndf = spark.table("orders")\nif IS_SAMPLE:\n    df = df.limit(100)\n'
-              'IS_SAMPLE = True\nrows = df.collect()\n'),
+        Valid(_SETUP + 'IS_SAMPLE = True\ndf = spark.table("orders")\nif IS_SAMPLE:\n    df = df.limit(100)\n'
+              'rows = df.collect()\n'),
+        Valid(_SETUP + 'df = spark.table("orders")\nif preview:\n    df = df.limit(100)\n'
+              'else:\n    df = df.limit(1000)\nrows = df.collect()\n'),
+        Valid(_SETUP + 'df = spark.table("orders")\nif debug:\n    df = df.limit(100)\n    rows = df.collect()\n'),
         Valid(_SETUP + 'top = spark.table("orders").agg(F.max("amount")).collect()[0][0]\n'),
         Valid(_SETUP + 'n = spark.table("orders").select(F.count("*").alias("n")).collect()[0].n\n'),
         Valid(_SETUP + 'total = spark.table("orders").groupBy().sum("amount").collect()\n'),
@@ -201,10 +212,6 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Valid("class Metrics:\n    def collect(self):\n        return []\n\nMetrics().collect()\n"),
         Valid("import pandas as pd\ndf = pd.DataFrame({'a': [1]})\nresult = df.collect()\n"),
         Valid("def helper(x):\n    return x.collect()\n"),
-        Valid(
-            _SETUP
-            + 'df = spark.table("orders")\nif debug:\n    df = df.limit(100)\nrows = df.collect()\n'
-        ),
         Valid(_SETUP + 'head = spark.table("orders").take(5)\nfirst = spark.table("orders").first()\n'),
         Valid(_SETUP + 'def test_totals():\n    assert spark.table("orders").collect() == []\n', path="tests/test_orders.py"),
         Valid("import polars as pl\nfrom pyspark.sql import functions as F\nlf = pl.scan_csv('x.csv')\nrows = lf.collect()\n"),

@@ -6,10 +6,7 @@ import re
 from typing import Optional
 
 from linter.semantic.templates import template_parts
-
-
-UNBOUNDED = "unbounded"
-BOUNDED = "bounded"
+from linter.semantic.values import BOUNDED, UNBOUNDED  # the names rules import from here
 
 
 def _combine_bounds(bounds) -> object:

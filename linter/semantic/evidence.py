@@ -101,8 +101,8 @@ _WATCHED = DATAFRAME_ONLY | COLUMN_TAKING | _SAME_ROWS
 # DataFrame on these members too, which other objects share, when the file imports no other frame library.
 _FREE_NAME_MEMBERS = frozenset(
     "collect count show take first head tail limit join cache persist explain toLocalIterator foreach isEmpty "
-    "distinct filter where select drop sort orderBy repartition coalesce union agg display".split()
-)
+    "distinct filter where select drop sort orderBy repartition coalesce union agg display groupby".split()
+)  # `groupby`: pyspark's alias of groupBy, which pandas shares (a file importing pandas has no free names)
 # Members only a Spark RDD has (pair-RDD operations and the like): a name used with one is an RDD.
 RDD_ONLY = frozenset(
     "groupByKey reduceByKey mapValues flatMapValues aggregateByKey combineByKey foldByKey sortByKey keyBy "

@@ -145,6 +145,89 @@ def _names_bound_here(expr, local: set) -> bool:
     return False
 
 
+_MISSING = object()  # a name not bound before a block
+
+
+class _Block:
+    """An `if`, a loop or a `try` being walked: the names its branches bind, with what they held before it.
+
+    Inside a branch a binding replaces the name's value (the statements after it in the branch see that value);
+    when the statement ends, each name holds the join (``merge``) of what every way through it leaves: each
+    branch of an `if`, and the state before it when there is no `else`, before a loop (which may run no
+    round). A `try` ends with what its body (and `else`) left, or what one of its handlers left; a handler
+    starts from either the state before the body or the one after it (the body may stop anywhere)."""
+
+    __slots__ = ("scope", "node", "saved", "results", "constant", "body_end")
+
+    def __init__(self, scope, node, constant=None):
+        self.scope = scope
+        self.node = node
+        self.saved: dict = {}  # name -> its value before the statement (_MISSING when it had none)
+        self.results: list = []  # per finished branch: name -> the value it left
+        self.constant = constant  # an `if` on a module flag: True / False when only one branch can run
+        self.body_end: Optional[dict] = None  # a `try`: what its body left
+
+    def _state(self) -> dict:
+        names = self.scope.names
+        return {name: names.get(name, _MISSING) for name in self.saved}
+
+    def _set(self, state: dict) -> None:
+        names = self.scope.names
+        for name, value in state.items():
+            if value is _MISSING:
+                names.pop(name, None)
+            else:
+                names[name] = value
+
+    def finish_branch(self) -> None:
+        """The end of an `if`'s body: keep what it left, and give the next branch the names as they were."""
+        self.results.append(self._state())
+        self._set(self.saved)
+
+    def start_handler(self) -> None:
+        """An `except` block of a `try`: the body stopped before its first binding or after its last."""
+        if self.body_end is None:
+            return
+        self._set({name: _joined([self.saved[name], self.body_end.get(name, self.saved[name])])
+                   for name in self.saved})
+
+    def start_try_else(self) -> None:
+        if self.body_end is not None:
+            self._set({name: self.body_end.get(name, old) for name, old in self.saved.items()})
+
+    def join_try(self) -> None:
+        """After a `try`: its body ran to its end (then its `else`), or one of its handlers ran."""
+        success = self._state() if self.node.orelse is not None else (self.body_end or self._state())
+        self._join([success, *self.results])
+
+    def join(self, has_else: bool) -> None:
+        last = self._state()
+        if self.constant is True:
+            ways = self.results[:1] or [last]
+        elif self.constant is False:
+            ways = [last]
+        else:
+            ways = [*self.results, last]
+            if not has_else:
+                ways.append(self.saved)  # no `else`, or a loop that may run no round: the state before it
+        self._join(ways)
+
+    def _join(self, ways: list) -> None:
+        self._set({name: _joined([way.get(name, old) for way in ways]) for name, old in self.saved.items()})
+
+
+def _joined(values: list):
+    """The value a name may hold after ways through a statement left these (_MISSING: unbound there)."""
+    values = [v for v in values if v is not _MISSING]
+    if not values:
+        return _MISSING
+    joined = values[0]
+    for value in values[1:]:
+        if value is not joined:
+            joined = merge(joined, value)
+    return joined
+
+
 class Scopes:
     """Scopes and bindings, fed by the engine's walk (see ``hooks``): the part of the model that reads statements."""
 
@@ -155,6 +238,7 @@ class Scopes:
         self.call_sites: dict = {}
         self.star_modules: list[str] = []
         self.loop_depth = 0
+        self.blocks: list[_Block] = []  # the `if` statements and loops the walk is in, innermost last
         self.extra_dataframe_functions = dataframe_functions
         # `if isinstance(df, DataFrame):` makes `df` a DataFrame inside the block (body id -> (name, value))
         self.narrowed: dict[str, Value] = {}
@@ -184,7 +268,8 @@ class Scopes:
             cst.Return: self._return,
             cst.If: self._enter_if,
             cst.IndentedBlock: self._enter_body,
-            cst.Try: self._enter_block,
+            cst.Try: self._enter_try,
+            cst.ExceptHandler: self._enter_handler,
             cst.While: self._enter_loop,
             cst.For: self._enter_for,
             cst.Call: self._record_call,
@@ -202,9 +287,10 @@ class Scopes:
             cst.SetComp: lambda n: self.scopes.pop(),
             cst.DictComp: lambda n: self.scopes.pop(),
             cst.GeneratorExp: lambda n: self.scopes.pop(),
-            cst.If: self._leave_block,
+            cst.If: self._leave_if,
             cst.IndentedBlock: self._leave_body,
-            cst.Try: self._leave_block,
+            cst.Try: self._leave_try,
+            cst.ExceptHandler: self._leave_handler,
             cst.While: self._leave_loop,
             cst.For: self._leave_loop,
         }
@@ -408,6 +494,7 @@ class Scopes:
     def _enter_if(self, node: cst.If) -> None:
         self.scopes[-1].cond += 1
         constant = self._constant_test(node.test)
+        self.blocks.append(_Block(self.scopes[-1], node, constant))
         if constant is not None:
             dead = node.body if constant is False else node.orelse
             if dead is not None:
@@ -484,6 +571,10 @@ class Scopes:
     def _enter_body(self, node: cst.IndentedBlock) -> None:
         if id(node) in self._dead_blocks:
             self.dead += 1
+        block = self.blocks[-1] if self.blocks else None
+        if block is not None and isinstance(block.node, cst.Try) and block.node.orelse is not None \
+                and block.node.orelse.body is node:
+            block.start_try_else()  # a `try`'s `else` runs after a body that ran to its end
         narrowing = self._narrowing.get(id(node))
         if narrowing is not None:
             name, value = narrowing
@@ -494,6 +585,12 @@ class Scopes:
     def _leave_body(self, node: cst.IndentedBlock) -> None:
         if id(node) in self._dead_blocks:
             self.dead -= 1
+        block = self.blocks[-1] if self.blocks else None
+        if block is not None and block.node.body is node:
+            if isinstance(block.node, cst.If) and block.node.orelse is not None:
+                block.finish_branch()  # the `else` (or `elif`) starts from the names as they were before the `if`
+            elif isinstance(block.node, cst.Try):
+                block.body_end = block._state()  # what a body that ran to its end leaves
         narrowing = self._narrowing.pop(id(node), None)
         if narrowing is not None:
             name, _, before = narrowing
@@ -502,15 +599,50 @@ class Scopes:
             else:
                 self.narrowed[name] = before
 
-    def _enter_block(self, node) -> None:
-        self.scopes[-1].cond += 1
-
-    def _leave_block(self, node) -> None:
+    def _leave_if(self, node: cst.If) -> None:
         self.scopes[-1].cond -= 1
+        self._end_block(node.orelse is not None)
+
+    def _end_block(self, has_else: Optional[bool]) -> None:
+        block = self.blocks.pop()
+        if has_else is None:
+            block.join_try()
+        else:
+            block.join(has_else)
+        outer = self.blocks[-1] if self.blocks else None
+        if outer is not None and outer.scope is block.scope:
+            for name, old in block.saved.items():  # the enclosing branch bound them too
+                outer.saved.setdefault(name, old)
+
+    def _enter_try(self, node) -> None:
+        self.scopes[-1].cond += 1
+        self.blocks.append(_Block(self.scopes[-1], node))
+
+    def _leave_try(self, node) -> None:
+        self.scopes[-1].cond -= 1
+        self._end_block(None)
+
+    def _try_block(self, node) -> Optional[_Block]:
+        """The `try` being walked whose handler (or `else`) ``node`` is, in the current scope."""
+        block = self.blocks[-1] if self.blocks else None
+        if block is not None and isinstance(block.node, cst.Try) and block.scope is self.scopes[-1]:
+            return block
+        return None
+
+    def _enter_handler(self, node: cst.ExceptHandler) -> None:
+        block = self._try_block(node)
+        if block is not None:
+            block.start_handler()
+
+    def _leave_handler(self, node: cst.ExceptHandler) -> None:
+        block = self._try_block(node)
+        if block is not None:
+            block.results.append(block._state())
 
     def _enter_loop(self, node) -> None:
         self.scopes[-1].cond += 1
         self.loop_depth += 1
+        self.blocks.append(_Block(self.scopes[-1], node))
 
     def _enter_for(self, node: cst.For) -> None:
         self._enter_loop(node)
@@ -519,6 +651,7 @@ class Scopes:
     def _leave_loop(self, node) -> None:
         self.scopes[-1].cond -= 1
         self.loop_depth -= 1
+        self._end_block(False)
 
     def _write(self, node: cst.Expr) -> None:
         """`spark.createDataFrame(pdf).write.mode("overwrite").save("Tables/x")`: a later `load("Tables/x")` or
@@ -663,8 +796,9 @@ class Scopes:
         if self.dead:
             return  # inside `if FLAG:` with FLAG False for the whole module: never runs
         scope = self.scopes[-1]
-        if scope.cond and name in scope.names:
-            value = merge(scope.names[name], value)
+        block = self.blocks[-1] if self.blocks else None
+        if block is not None and block.scope is scope and name not in block.saved:
+            block.saved[name] = scope.names.get(name, _MISSING)
         scope.names[name] = value
 
     def lookup(self, name: str) -> Optional[Value]:

@@ -8,6 +8,11 @@ from typing import Optional
 
 import libcst as cst
 
+# Row bounds (linter/semantic/bounds.py says how they are proven): a Value's `bound` is one of these, a number of
+# rows at most, or None (unknown)
+UNBOUNDED = "unbounded"
+BOUNDED = "bounded"
+
 DATAFRAME = "DataFrame"
 COLUMN = "Column"
 SESSION = "SparkSession"
@@ -155,7 +160,10 @@ def merge(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
     """The value of a name that may hold either ``a`` or ``b``.
 
     One branch known and the other not (``df = load(...)`` / ``df = spark.read...``):
-    the known kind stands, with its row bound unknown.
+    the known kind stands, with its row bound unknown.  Rows are unbounded unless proven
+    small, on every way through: a frame limited on one branch only (``if debug: df =
+    df.limit(100)``) and unbounded on another is unbounded (flagged ``partly-bounded``, so a
+    message can say so); two bounds keep the larger.
     """
     if a is None or b is None:
         known = a if b is None else b
@@ -167,7 +175,15 @@ def merge(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
     few = _merged_few(a.few, b.few)
     if a.bound == b.bound:
         return a if few == a.few else Value(a.kind, a.bound, a.detail, a.node, a.flags, a.why, few)
-    return Value(a.kind, None, a.detail, a.node, few=few)
+    if a.bound is None or b.bound is None:
+        return Value(a.kind, None, a.detail, a.node, few=few)
+    if UNBOUNDED in (a.bound, b.bound):
+        wide = a if a.bound == UNBOUNDED else b
+        flags = set(wide.flags or ()) | {"partly-bounded"}
+        return Value(a.kind, UNBOUNDED, wide.detail, wide.node, flags, wide.why, few)
+    if isinstance(a.bound, int) and isinstance(b.bound, int):
+        return Value(a.kind, max(a.bound, b.bound), a.detail, a.node, few=few)
+    return Value(a.kind, BOUNDED, a.detail, a.node, few=few)  # a limit and another proof of few rows
 
 
 def _merged_few(a: Optional[dict], b: Optional[dict]) -> Optional[dict]:
