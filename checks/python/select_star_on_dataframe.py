@@ -13,11 +13,13 @@ class SelectStarOnDataframe(PythonRule):
     Finds `df.select("*")` (or `select(F.col("*"))`) with nothing else in
     it, on a DataFrame, whose result is written (`.write...`, `writeTo`,
     `writeStream` in the same chain). `select("*", F.col(...).alias(...))`,
-    the idiom for adding columns, is not reported; nor is SQL text (`SELECT
-    *` in SQL is SPK501's); nor a star that is only looked at, counted or
-    transformed further (`df.select("*").show()`,
-    `df.select("*").groupBy("k").count()`): there it is a no-op that costs
-    nothing, since Catalyst prunes columns by what the plan uses.
+    the idiom for adding columns, says "every column, plus these" on
+    purpose and is reported only before `insertInto`, where the positions
+    matter; nor is SQL text (`SELECT *` in SQL is SPK501's); nor a star
+    that is only looked at, counted or transformed further
+    (`df.select("*").show()`, `df.select("*").groupBy("k").count()`): there
+    it is a no-op that costs nothing, since Catalyst prunes columns by what
+    the plan uses.
 
     Preview (`--preview`): the star before a write only says what the write
     does anyway, except before `insertInto`, where it hides a real hazard.
@@ -63,11 +65,15 @@ class SelectStarOnDataframe(PythonRule):
         Invalid(_SETUP + "orders.select('*').write.insertInto('mart.orders')\n"),
         Invalid("from pyspark.sql import functions as F\n\ndef copy(df):\n"
                 "    df.select(F.col('*')).write.mode('overwrite').saveAsTable('mart.orders_copy')\n"),
+        Invalid(_SETUP + "from pyspark.sql import functions as F\n"
+                "orders.select('*', F.current_date().alias('load_date')).write.insertInto('mart.orders')\n"),
     )
     valid = (
         Valid(_SETUP + "from pyspark.sql import functions as F\n"
               "more = orders.select('*', F.col('amount').alias('gross'))\n"),
         Valid(_SETUP + "few = orders.select('order_id', 'amount')\n"),
+        Valid(_SETUP + "from pyspark.sql import functions as F\n"
+              "orders.select('*', F.current_date().alias('load_date')).write.saveAsTable('mart.orders_log')\n"),
         Valid(_SETUP + "rows = spark.sql('SELECT order_id FROM orders')\n"),
         Valid("import polars as pl\nframe = pl.DataFrame()\nsame = frame.select('*')\n"),
         # looked at, counted or transformed further: a no-op, Catalyst prunes by later use
@@ -79,18 +85,21 @@ class SelectStarOnDataframe(PythonRule):
         if method_name(node) != "select":
             return
         args = positional_args(node)
-        if len(args) != 1 or len(node.args) != 1 or not self._star(args[0]):
+        if not args or len(node.args) != len(args) or not any(self._star(a) for a in args):
             return
         if not self.ctx.semantic.is_dataframe(node.func.value):
             return
         written = self._write_in_chain(node)
-        if written is None:
-            return  # looked at or transformed further: a no-op that costs nothing
+        if written is None or len(args) > 1 and written != "insertInto":
+            # looked at or transformed further: a no-op that costs nothing; with added columns, "every column,
+            # plus these" is meant, and only a write by position makes it a hazard
+            return
+        call = 'select("*")' if len(args) == 1 else 'select("*", ...)'
         if written == "insertInto":
-            message = (f"`select(\"*\")` on `{shown(self.ctx, node.func.value)}` before `insertInto`, which matches "
+            message = (f"`{call}` on `{shown(self.ctx, node.func.value)}` before `insertInto`, which matches "
                        "columns by position: a column added upstream shifts the columns after it")
         else:
-            message = (f"`select(\"*\")` on `{shown(self.ctx, node.func.value)}` before a write chooses no columns: "
+            message = (f"`{call}` on `{shown(self.ctx, node.func.value)}` before a write chooses no columns: "
                        "whatever upstream adds is written too")
         self.ctx.report(self, node, message, help="name the columns the job needs, or drop the call",
                         start=node.func.attr)
