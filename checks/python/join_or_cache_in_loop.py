@@ -3,7 +3,7 @@ import libcst as cst
 from checks.python._driver import shown
 from checks.python._loops import LoopTracker
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import method_name
+from linter.semantic import FOREIGN, method_name, persist_is_spark
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -42,7 +42,11 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
       or is a `for` over a short literal list (a chain of joins written as a
       loop);
     - `cache()` / `persist()` of a DataFrame when nothing in the loop calls
-      `unpersist()`.
+      `unpersist()`. A `persist()` of what nothing else identifies
+      (`df = model_step(df).persist()`) counts in a file that imports
+      pyspark and no library whose objects persist too (dask, xarray, Ray):
+      there it can only be a Spark DataFrame's or RDD's. `cache()` is not so
+      telling (`tf.data` datasets and memoizers have one).
 
     Loops inside functions defined in the loop body do not count.
 
@@ -104,6 +108,8 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
                 "    batch.write.parquet('s3://x/' + day)\n    batch.groupBy('k').count().show()\n"),
         Invalid(_SETUP + "def expand(df, steps):\n    for s in steps:\n        df = df.join(edges, 'src', 'left')\n"
                 "    return df\n"),
+        Invalid(_SETUP + "def train(df, model_transform):\n    for epoch in range(100):\n"
+                "        df = model_transform(df).persist()\n    return df\n"),
     )
     valid = (
         Valid(_SETUP + "reached = edges\nfor i in range(10):\n    reached = reached.join(edges, 'src')\n"
@@ -116,6 +122,8 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         Valid(_SETUP + "for i in range(3):\n    def helper(df):\n        return df.join(df, 'k').cache()\n"),
         Valid("parts = []\nfor p in paths:\n    parts = parts.join(p)\n"),
         Valid(_SETUP + "for sep in [',', ';']:\n    line = sep.join(['a', 'b'])\n"),
+        Valid(_SETUP + "import dask.dataframe as dd\nfor step in steps:\n    frame = step(frame).persist()\n"),
+        Valid(_SETUP + "for epoch in range(10):\n    ds = make_dataset(epoch).cache()\n"),
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -152,7 +160,7 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         if method not in ("cache", "persist"):
             return
         loop = self.repeated_loop()
-        if loop is None or not self.ctx.semantic.is_dataframe(node.func.value):
+        if loop is None or not (self.ctx.semantic.is_dataframe(node.func.value) or self._spark_persist(node)):
             return
         if _calls_in(loop, ("unpersist",)):
             return
@@ -168,3 +176,11 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
             f"once before the loop{f' if `{root}` does not change in it' if root else ''}",
             start=node.func.attr,
         )
+
+    def _spark_persist(self, node: cst.Call) -> bool:
+        """`f(df).persist()` on what nothing else says: in a pyspark file importing no library whose objects
+        persist too (dask), a Spark DataFrame's or RDD's, both of which hold a cache until unpersisted."""
+        if method_name(node) != "persist" or not persist_is_spark(self.ctx.unit.text):
+            return False
+        value = self.ctx.semantic.infer(node.func.value)
+        return value is None or value.kind != FOREIGN

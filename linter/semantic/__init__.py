@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from linter.semantic.api import AGGREGATES, CACHES, SHUFFLES, WRITER_CONFIG, WRITES
 from linter.semantic.bounds import BOUNDED, UNBOUNDED, sql_bound
-from linter.semantic.evidence import Evidence
+from linter.semantic.evidence import Evidence, persist_is_spark
 from linter.semantic.columns import FewValues
 from linter.semantic.inference import Inference
 from linter.semantic.paths import ShippedFiles
@@ -67,5 +67,6 @@ __all__ = [
     "DYNAMICFRAME", "FOREIGN", "FUNCTION", "FUNCTIONS", "GROUPED", "IMPORT", "INSTANCE", "NA", "PANDAS", "RDD",
     "READER", "ROWS", "SESSION", "SHUFFLES", "STRING", "UDF", "UNBOUNDED", "WINDOW", "WRITER", "WRITER_CONFIG",
     "WRITES", "Schema", "Semantic", "Value", "dotted_name", "keyword_arg", "literal_int", "literal_string",
-    "literal_type", "merge", "method_name", "normalise_type", "parse_ddl", "positional_args", "sql_bound",
+    "literal_type", "merge", "method_name", "normalise_type", "parse_ddl", "persist_is_spark", "positional_args",
+    "sql_bound",
 ]

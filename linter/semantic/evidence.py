@@ -122,6 +122,18 @@ _FRAME_LIBRARY_IMPORT = re.compile(
 )
 
 
+# Libraries whose objects have a `persist()` of their own (dask collections, xarray's dask-backed arrays, Ray
+# datasets' callers use dask-on-ray): in a pyspark file importing none of them, `x.persist()` is Spark's.
+_PERSIST_LIBRARY_IMPORT = re.compile(r"(?m)^[ \t]*(?:import|from)[ \t]+(?:dask|distributed|xarray|ray|modin)\b")
+
+
+def persist_is_spark(text: Optional[str]) -> bool:
+    """Whether a `persist()` whose receiver nothing else says can only be a Spark DataFrame's or RDD's: the file
+    imports pyspark and no library whose objects persist too. `cache()` is not so telling (`tf.data`,
+    `functools` and request caches have one)."""
+    return bool(text) and "pyspark" in text and not _PERSIST_LIBRARY_IMPORT.search(text)
+
+
 def is_foreign(qualified: Optional[str]) -> bool:
     """Whether a qualified name belongs to pandas, polars, dask, an ORM ...: never a Spark object."""
     return qualified is not None and any(
