@@ -46,7 +46,7 @@ from linter.sources.decoding import SPARK_HINT_BYTES as _SPARK_HINT  # one patte
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by sparkcheck.\n"
 
 PACK = "pack.json"
-FORMAT = 1
+FORMAT = 2  # 2: a location carries file_column (a notebook finding's column in its JSON line)
 MIN_ENTRIES = 4096
 ENTRIES_PER_FILE = 2
 

@@ -62,6 +62,7 @@ class Location:
     column: int  # 1-based, in characters
     cell: Optional[int] = None  # 1-based among all cells of a notebook
     file_row: Optional[int] = None  # the row in the raw file when it differs (notebooks)
+    file_column: Optional[int] = None  # 1-based, in characters: the column in that raw row (a notebook's JSON)
 
 
 @dataclass(frozen=True)
@@ -145,4 +146,5 @@ class Finding:
 
 
 def _loc_dict(loc: Location) -> dict:
-    return {"row": loc.row, "column": loc.column, "cell": loc.cell, "file_row": loc.file_row}
+    return {"row": loc.row, "column": loc.column, "cell": loc.cell, "file_row": loc.file_row,
+            "file_column": loc.file_column}

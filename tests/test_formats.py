@@ -85,8 +85,30 @@ def test_github_annotation_for_notebook_points_at_json_line(run):
     ann = [l for l in r.out.splitlines() if l.startswith("::") and "SPK102" in l][0]
     raw = open(os.path.join(FIXTURES, "notebooks", "orders_exploration.ipynb")).read().split("\n")
     line = int(ann.split("line=")[1].split(",")[0])
-    assert "toPandas" in raw[line - 1]
+    col = int(ann.split(",col=")[1].split(",")[0])
+    end = int(ann.split("endColumn=")[1].split(":")[0])
+    assert raw[line - 1][col - 1:end - 1] == "toPandas()"
     assert "::cell 3, line 2: `orders.toPandas()`" in ann
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_notebook_columns_in_the_json_line_count_escapes_as_written(tmp_path, run, ensure_ascii):
+    cells = [
+        ["from pyspark.sql import SparkSession\n", "spark = SparkSession.builder.getOrCreate()\n"],
+        ['df = spark.table("orders")  # "é" \\ \t\n', "x = {'a': \"\\t\"}; rows = df.collect()"],
+        'df2 = spark.table("t")\nlabel = "ü"; rows2 = df2.collect()\n',   # one string for the whole cell
+    ]
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells]}
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=ensure_ascii), encoding="utf-8")
+    raw = path.read_text(encoding="utf-8").split("\n")
+    r = run("check", str(path), "--no-cache", "--select", "SPK101", "--output-format", "sarif", cwd=str(tmp_path))
+    regions = [res["locations"][0]["physicalLocation"]["region"] for res in json.loads(r.out)["runs"][0]["results"]]
+    assert len(regions) == 2
+    for region in regions:
+        text = raw[region["startLine"] - 1][region["startColumn"] - 1:region["endColumn"] - 1]
+        assert text in ("collect()",), (region, raw[region["startLine"] - 1])
 
 
 def test_sarif_is_valid_and_complete(project, run):

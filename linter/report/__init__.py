@@ -71,14 +71,22 @@ def file_position(finding) -> tuple[int, int, int, int]:
     """(line, column, end line, end column) in the raw file, end column exclusive.
 
     For notebook cells the raw file is JSON: the line is the JSON line holding the
-    cell's source line, and the message names the cell and row.  Empty spans
+    cell's source line, the column the place in its JSON string (escapes such as
+    `\"` counted as they are written), and the message names the cell and row;
+    where the string's place is not known, columns 1-2 of the line.  Empty spans
     are widened to one character so every consumer can show them.
     """
     start, end = finding.location, finding.end_location
     if start.cell is not None:
         line = start.file_row or 1
-        end_line = end.file_row or line
-        return line, 1, max(end_line, line), 2
+        end_line = max(end.file_row or line, line)
+        if start.file_column is None:
+            return line, 1, end_line, 2
+        col = start.file_column
+        end_col = end.file_column if end.file_column is not None and end.file_row is not None else col + 1
+        if (end_line, end_col) <= (line, col):
+            end_line, end_col = line, col + 1
+        return line, col, end_line, end_col
     line, col, end_line, end_col = start.row, start.column, end.row, end.column
     if (end_line, end_col) <= (line, col):
         end_line, end_col = line, col + 1

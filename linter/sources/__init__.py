@@ -45,6 +45,10 @@ class Cell:
     kind: str  # "code", "markdown", "raw", "sql", ...
     text: str
     raw_rows: list[int] = field(default_factory=list)  # file row of each line, best effort
+    raw_key: int = -1  # a .ipynb cell: the offset of its `"source"` key in the raw JSON
+    # where each line's text starts in the raw JSON (inside the string holding it; -1 where not known), read
+    # when a finding first needs its column there (linter/sources/notebook.py, raw_column)
+    raw_starts: Optional[list[int]] = None
 
 
 class Unit:
@@ -101,12 +105,16 @@ class Unit:
         if self.line_map is None:
             return Location(line + 1, col + 1)
         cell, row, delta = self.line_map[line]
-        file_row = None
+        file_row = file_column = None
         if cell is not None:
             c = self.document.cells[cell - 1]
             if row < len(c.raw_rows):
                 file_row = c.raw_rows[row]
-        return Location(row + 1, col + delta + 1, cell, file_row)
+            if c.raw_key >= 0:
+                from linter.sources.notebook import raw_column
+
+                file_column = raw_column(self.document, c, row, col + delta)
+        return Location(row + 1, col + delta + 1, cell, file_row, file_column)
 
     def real_line_text(self, line: int) -> str:
         """The text of a line as the user sees it in the file or cell."""

@@ -173,6 +173,94 @@ def _raw_rows(raw: str, key_positions: list[int], cell_lines: list[int]) -> list
     return rows
 
 
+def _json_string(raw: str, quote: int) -> tuple[str, list[int], int]:
+    """The JSON string whose opening quote is at ``quote``: its text, the raw offset of each of its characters,
+    and the offset after its closing quote. A malformed escape ends it (the caller then finds the text differs)."""
+    chars, offsets = [], []
+    i, n = quote + 1, len(raw)
+    while i < n:
+        c = raw[i]
+        if c == '"':
+            return "".join(chars), offsets, i + 1
+        offsets.append(i)
+        if c != "\\":
+            chars.append(c)
+            i += 1
+            continue
+        kind = raw[i + 1:i + 2]
+        if kind == "u":
+            code = int(raw[i + 2:i + 6], 16) if _HEX4.fullmatch(raw[i + 2:i + 6]) else 0xFFFD
+            i += 6
+            if 0xD800 <= code < 0xDC00 and raw[i:i + 2] == "\\u" and _HEX4.fullmatch(raw[i + 2:i + 6]):
+                low = int(raw[i + 2:i + 6], 16)
+                if 0xDC00 <= low < 0xE000:  # a surrogate pair: one character
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    i += 6
+            chars.append(chr(code))
+        else:
+            chars.append(_ESCAPES.get(kind, kind))
+            i += 2
+    return "".join(chars), offsets, n
+
+
+_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+
+
+def _raw_starts(raw: str, key_pos: int, text: str) -> list[int]:
+    """For each line of a cell's text, the raw offset where it starts inside the JSON string(s) holding it
+    (``"source": ["line\\n", ...]`` or one string); -1 for every line when the strings do not read back as the
+    cell's text (a source the loader joined differently)."""
+    lines = text.split("\n")
+    unknown = [-1] * len(lines)
+    if key_pos < 0:
+        return unknown
+    colon = raw.find(":", key_pos)
+    i = colon + 1
+    while i < len(raw) and raw[i] in " \t\r\n":
+        i += 1
+    pieces = []  # (text, offsets) of each JSON string of the source, in order
+    if raw[i:i + 1] == '"':
+        value, offsets, _ = _json_string(raw, i)
+        pieces.append((value, offsets))
+    elif raw[i:i + 1] == "[":
+        i += 1
+        while i < len(raw):
+            while i < len(raw) and raw[i] in " \t\r\n,":
+                i += 1
+            if raw[i:i + 1] != '"':
+                break
+            value, offsets, i = _json_string(raw, i)
+            pieces.append((value, offsets))
+    else:
+        return unknown
+    if "".join(p[0] for p in pieces) != text:
+        return unknown
+    starts, at_line_start = [], True
+    for value, offsets in pieces:
+        for char, offset in zip(value, offsets):
+            if at_line_start:
+                starts.append(offset)
+            at_line_start = char == "\n"
+    while len(starts) < len(lines):
+        starts.append(-1)  # an empty last line (the text ends with a newline): no character to point at
+    return starts[:len(lines)]
+
+
+def raw_column(doc: Document, cell: Cell, row: int, column: int) -> Optional[int]:
+    """The 1-based column, in the raw file's line, of character ``column`` (0-based) of line ``row`` of a cell
+    (its JSON string's escapes counted as written); None where the place is not known. The lines' places are
+    read on the first finding of the cell, not when the notebook loads."""
+    if cell.raw_starts is None:
+        cell.raw_starts = _raw_starts(doc.text, cell.raw_key, cell.text)
+    start = cell.raw_starts[row] if row < len(cell.raw_starts) else -1
+    if start < 0:
+        return None
+    _, offsets, end = _json_string(doc.text, start - 1)
+    offset = offsets[column] if column < len(offsets) else end - 1
+    return offset - (doc.text.rfind("\n", 0, offset) + 1) + 1
+
+
 def _notebook_cells(nb: dict) -> tuple[list, dict]:
     """The raw cells of all worksheets, in order, and the key holding each cell type's text."""
     major = nb.get("nbformat")
@@ -229,6 +317,7 @@ def load_ipynb(path: str, data: bytes) -> Document:
         doc.cells.append(Cell(number, kind, text))
         pos = raw.find(f'"{key}"', search_from)
         key_positions.append(pos)
+        doc.cells[-1].raw_key = pos
         if pos >= 0:
             search_from = pos + 1
         counts.append(text.count("\n") + 1)
