@@ -2,7 +2,7 @@ import libcst as cst
 
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, UNBOUNDED, dotted_name, method_name
+from linter.semantic import DATAFRAME, RDD, UNBOUNDED, dotted_name, method_name
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -16,7 +16,8 @@ class DataframeToRdd(PythonRule):
     ## What it does
     Finds DataFrame rows processed one by one through the RDD API:
     `df.rdd.map(...)`, `flatMap`, `filter`, `foreach`, `keyBy`, `reduceByKey`,
-    `groupByKey` on `df.rdd`, and `df.foreach(f)`, which is `df.rdd.foreach(f)`. `df.rdd.getNumPartitions()` and other metadata
+    `groupByKey` on `df.rdd` (or on a name holding it: `rows = df.rdd`, then
+    `rows.map(...)`), and `df.foreach(f)`, which is `df.rdd.foreach(f)`. `df.rdd.getNumPartitions()` and other metadata
     calls are not reported, nor are `mapPartitions` / `foreachPartition`: a
     function per partition is how Python code that needs a resource (a model, a
     connection, a TensorFlow feed) is written on purpose. A DataFrame of a
@@ -64,6 +65,7 @@ class DataframeToRdd(PythonRule):
         Invalid(_SETUP + "pairs = orders.rdd.map(lambda r: (r.customer_id, r.amount))\n"),
         Invalid(_SETUP + "orders.rdd.foreach(print)\n"),
         Invalid(_SETUP + "big = orders.select('amount').rdd.filter(lambda r: r.amount > 100)\n"),
+        Invalid(_SETUP + "rows = orders.rdd\npairs = rows.map(lambda r: (r.customer_id, r.amount))\n"),
         Invalid(_SETUP + "large = spark.sparkContext.accumulator(0)\n"
                 "orders.foreach(lambda r: large.add(1) if r.amount > 100 else None)\n"),
     )
@@ -74,6 +76,8 @@ class DataframeToRdd(PythonRule):
         Valid("for item in items:\n    pass\nqueue.foreach(handle)\n"),
         Valid(_SETUP + "totals = orders.groupBy('customer_id').agg(F.sum('amount'))\n"),
         Valid("pairs = thing.rdd.map(f)\n"),
+        Valid(_SETUP + "rows = orders.rdd\nn = rows.getNumPartitions()\nparts = rows.mapPartitions(score)\n"),
+        Valid(_SETUP + "lines = spark.sparkContext.textFile('/logs')\nwords = lines.flatMap(str.split)\n"),
         Valid(_SETUP + "preds = orders.select('features').rdd.mapPartitions(lambda rows: model.predict(rows))\n"),
         Valid(_SETUP + "names = spark.sql('SHOW TABLES').rdd.map(lambda r: r.tableName).collect()\n"),
         Valid(_SETUP + "from pyspark.mllib.evaluation import BinaryClassificationMetrics\n"
@@ -97,6 +101,9 @@ class DataframeToRdd(PythonRule):
         if method == "foreach" and not (isinstance(attr, cst.Attribute) and attr.attr.value == "rdd"):
             self._foreach(node)  # `df.foreach(f)` is `df.rdd.foreach(f)`
             return
+        if isinstance(attr, cst.Name):
+            self._held(node, attr)
+            return
         if not (isinstance(attr, cst.Attribute) and attr.attr.value == "rdd"):
             return
         value = self.ctx.semantic.infer(attr.value)
@@ -113,8 +120,29 @@ class DataframeToRdd(PythonRule):
             start=attr.attr,
         )
 
+    def _held(self, node: cst.Call, name: cst.Name) -> None:
+        """`rows = df.rdd` ... `rows.map(...)`: the same rows, through a name."""
+        value = self.ctx.semantic.infer(name)
+        if value is None or value.kind != RDD or not value.flags or "of-dataframe" not in value.flags \
+                or value.bound not in (UNBOUNDED, None):
+            return
+        if "pyspark.mllib" in self.ctx.unit.text and self._for_mllib(node):
+            return
+        method = method_name(node)
+        self.ctx.report(
+            self,
+            node,
+            f"`{name.value}` holds a DataFrame's `.rdd`: `{name.value}.{method}(...)` moves every row out of "
+            "Spark's engine into Python objects",
+            help="express it with DataFrame functions (select, filter, groupBy/agg), or `mapInPandas` for row-wise "
+                 "Python",
+            start=node.func.attr,
+        )
+
     def _foreach(self, node: cst.Call) -> None:
         receiver = node.func.value
+        if isinstance(receiver, cst.Name):
+            self._held(node, receiver)  # `rows = df.rdd` ... `rows.foreach(f)`
         value = self.ctx.semantic.infer(receiver)
         if value is None or value.kind != DATAFRAME or value.bound not in (UNBOUNDED, None) or not node.args:
             return

@@ -250,8 +250,8 @@ class Inference:
         if kind == DATAFRAME:
             if attr == "na":
                 return Value(NA, base.bound, node=base.node)
-            if attr == "rdd":
-                return Value(RDD, base.bound, node=base.node)
+            if attr == "rdd":  # flagged: a DataFrame's rows as Python objects (SPK108 follows a name holding it)
+                return Value(RDD, base.bound, node=base.node, flags={"of-dataframe"})
             if attr == "sparkSession":
                 return Value(SESSION)
             if attr in ("write", "writeTo"):
