@@ -234,7 +234,7 @@ MODULES = {
     'python/inner_join_as_filter.py': 14349,
     'python/jdbc_read_without_fetchsize.py': 4601,
     'python/jdbc_read_without_partitioning.py': 5820,
-    'python/join_or_cache_in_loop.py': 9460,
+    'python/join_or_cache_in_loop.py': 9636,
     'python/join_with_own_aggregate.py': 8307,
     'python/lit_none_without_cast.py': 5138,
     'python/memory_only_storage_level.py': 9490,

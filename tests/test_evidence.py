@@ -1909,9 +1909,21 @@ _BRANCHES = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.
     ("try:\n    x = 1\nexcept ValueError:\n    pass\nelse:\n    df = df.limit(7)\n    probe(df)\n", 7),
     ("try:\n    df = df.limit(10)\nfinally:\n    pass\nprobe(df)\n", 10),              # no handler: the body ran
     ("def f(a):\n    x = spark.table('t').limit(5)\n    if a:\n        x = x.limit(3)\n    probe(x)\n", 5),
+    ("try:\n    x = load()\nfinally:\n    df = df.limit(10)\nprobe(df)\n", 10),               # finally runs last
+    ("df = df.limit(10)\ntry:\n    df = df.limit(5)\nfinally:\n    df = spark.table('t')\nprobe(df)\n", "unbounded"),
+    ("try:\n    log()\nexcept Exception:\n    df = df.limit(10)\nprobe(df)\n", "unbounded"),  # a body binding nothing
+    ("if (df := df.limit(100)) is not None:\n    pass\nelse:\n    probe(df)\n", 100),       # the test's walrus
+    ("def f(n, df):\n    df = spark.table('t')\n    if n:\n        df = df.limit(n)\n    else:\n"
+     "        raise ValueError(n)\n    probe(df)\n", "bounded"),                                # a branch that raises
+    ("def f(n, df):\n    df = spark.table('t')\n    if not n:\n        return None\n    df = df.limit(3)\n"
+     "    probe(df)\n", 3),
+    ("if full: df = spark.table('t')\nelse: df = spark.table('t').limit(10)\nprobe(df)\n", "unbounded"),
+    ("try: df = df.limit(10)\nexcept Exception: pass\nprobe(df)\n", "unbounded"),        # one-line suites
 ], ids=["if-no-else", "inside-branch", "if-else", "elif-no-else", "elif-else", "else-starts-fresh",
         "nested-all-bounded", "nested-one-unbounded", "loop-body", "after-loop", "loop-union", "try-body", "after-try",
-        "try-handler", "in-handler", "try-else", "try-finally", "both-limits"])
+        "try-handler", "in-handler", "try-else", "try-finally", "both-limits", "finally-binds",
+        "finally-rebinds", "try-body-binds-nothing", "walrus-in-test", "branch-raises", "early-return",
+        "one-line-if", "one-line-try"])
 def test_a_limit_bounds_a_name_on_every_way_through_or_not_at_all(code, bound):
     value = probe(_BRANCHES + code)
     assert value is not None and value.kind == DATAFRAME and value.bound == bound, (value, value and value.bound)

@@ -111,6 +111,20 @@ def test_notebook_columns_in_the_json_line_count_escapes_as_written(tmp_path, ru
         assert text in ("collect()",), (region, raw[region["startLine"] - 1])
 
 
+def test_a_notebook_line_split_over_two_json_strings_keeps_the_first_columns(tmp_path, run):
+    source = ['from pyspark.sql import SparkSession\n', 'df = SparkSession.builder.getOrCreate().table("o")\n',
+              "rows = ", "df.collect()\n"]
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}]}
+    path = tmp_path / "split.ipynb"
+    path.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+    raw = path.read_text(encoding="utf-8").split("\n")
+    r = run("check", str(path), "--no-cache", "--select", "SPK101", "--output-format", "github", cwd=str(tmp_path))
+    ann = [l for l in r.out.splitlines() if l.startswith("::")][0]
+    line = int(ann.split("line=")[1].split(",")[0])
+    assert ",col=1,endLine=" in ann and "rows = " in raw[line - 1]  # the line's start: its JSON line, column 1
+
+
 def test_sarif_is_valid_and_complete(project, run):
     with open(os.path.join(SHARED_DATA, "sarif-schema-2.1.0.json")) as f:
         schema = json.load(f)

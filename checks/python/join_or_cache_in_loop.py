@@ -3,7 +3,7 @@ import libcst as cst
 from checks.python._driver import shown
 from checks.python._loops import LoopTracker
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import FOREIGN, method_name, persist_is_spark
+from linter.semantic import method_name, persist_is_spark
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -124,6 +124,8 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         Valid(_SETUP + "for sep in [',', ';']:\n    line = sep.join(['a', 'b'])\n"),
         Valid(_SETUP + "import dask.dataframe as dd\nfor step in steps:\n    frame = step(frame).persist()\n"),
         Valid(_SETUP + "for epoch in range(10):\n    ds = make_dataset(epoch).cache()\n"),
+        Valid(_SETUP + "class Checkpointer:\n    def persist(self):\n        print('saved')\n\n"
+              "ckpt = Checkpointer()\nfor epoch in range(10):\n    ckpt.persist()\n"),
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -182,5 +184,4 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         persist too (dask), a Spark DataFrame's or RDD's, both of which hold a cache until unpersisted."""
         if method_name(node) != "persist" or not persist_is_spark(self.ctx.unit.text):
             return False
-        value = self.ctx.semantic.infer(node.func.value)
-        return value is None or value.kind != FOREIGN
+        return self.ctx.semantic.infer(node.func.value) is None  # (an object of the file's own class: its own)

@@ -124,7 +124,7 @@ _FRAME_LIBRARY_IMPORT = re.compile(
 
 # Libraries whose objects have a `persist()` of their own (dask collections, xarray's dask-backed arrays, Ray
 # datasets' callers use dask-on-ray): in a pyspark file importing none of them, `x.persist()` is Spark's.
-_PERSIST_LIBRARY_IMPORT = re.compile(r"(?m)^[ \t]*(?:import|from)[ \t]+(?:dask|distributed|xarray|ray|modin)\b")
+_PERSIST_LIBRARY_IMPORT = re.compile(r"(?m)^[ \t]*(?:import|from)[ \t]+(?:dask\w*|distributed|xarray|ray|modin)\b")
 
 
 def persist_is_spark(text: Optional[str]) -> bool:

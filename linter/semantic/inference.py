@@ -689,8 +689,8 @@ class Inference:
 
     def _with_call_sites(self, value: Value, name: str) -> Value:
         """A parameter known as a DataFrame (by annotation) in a module function that every one of its calls in
-        the file, all met before it, passes a frame the caller knows is small or bounded on one branch only
-        (`if partial: filtered = filtered.limit(n)` then `report(filtered=filtered)`): that bound."""
+        the file, all met before it, passes a frame the caller knows is small on every way through (`if
+        partial: filtered = filtered.limit(n)` alone does not: the other way passes every row): that bound."""
         for scope in reversed(self.scopes):
             if name in scope.names:
                 break

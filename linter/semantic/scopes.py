@@ -154,10 +154,13 @@ class _Block:
     Inside a branch a binding replaces the name's value (the statements after it in the branch see that value);
     when the statement ends, each name holds the join (``merge``) of what every way through it leaves: each
     branch of an `if`, and the state before it when there is no `else`, before a loop (which may run no
-    round). A `try` ends with what its body (and `else`) left, or what one of its handlers left; a handler
-    starts from either the state before the body or the one after it (the body may stop anywhere)."""
+    round). A branch of an `if` that ends in `return` or `raise` leaves nothing after the statement and is not
+    joined (a `break` or `continue` still carries its values out of the loop). A `try` ends with what its body
+    (and `else`) left, or what one of its handlers left; a handler starts from either the state before the
+    body or the one after it (the body may stop anywhere); a `finally` runs on the joined state. A walrus in
+    an `if`'s test binds before either branch runs: it belongs to the enclosing statement."""
 
-    __slots__ = ("scope", "node", "saved", "results", "constant", "body_end")
+    __slots__ = ("scope", "node", "saved", "results", "constant", "body_end", "started", "finally_run")
 
     def __init__(self, scope, node, constant=None):
         self.scope = scope
@@ -166,6 +169,8 @@ class _Block:
         self.results: list = []  # per finished branch: name -> the value it left
         self.constant = constant  # an `if` on a module flag: True / False when only one branch can run
         self.body_end: Optional[dict] = None  # a `try`: what its body left
+        self.started = not isinstance(node, cst.If)  # an `if`: its test walked, its body entered
+        self.finally_run = False  # a `try` whose `finally` started from the joined state
 
     def _state(self) -> dict:
         names = self.scope.names
@@ -181,7 +186,7 @@ class _Block:
 
     def finish_branch(self) -> None:
         """The end of an `if`'s body: keep what it left, and give the next branch the names as they were."""
-        self.results.append(self._state())
+        self.results.append((self._state(), _exits(self.node.body)))
         self._set(self.saved)
 
     def start_handler(self) -> None:
@@ -197,23 +202,45 @@ class _Block:
 
     def join_try(self) -> None:
         """After a `try`: its body ran to its end (then its `else`), or one of its handlers ran."""
-        success = self._state() if self.node.orelse is not None else (self.body_end or self._state())
+        if self.finally_run:
+            return  # joined when the `finally` started: what it binds stands
+        success = self._state() if self.node.orelse is not None or self.body_end is None else self.body_end
         self._join([success, *self.results])
 
     def join(self, has_else: bool) -> None:
         last = self._state()
         if self.constant is True:
-            ways = self.results[:1] or [last]
+            ways = [self.results[0][0]] if self.results else [last]
         elif self.constant is False:
             ways = [last]
         else:
-            ways = [*self.results, last]
+            node = self.node
+            if not isinstance(node, cst.If):
+                last_exits = False
+            elif node.orelse is None:
+                last_exits = _exits(node.body)
+            else:
+                last_exits = isinstance(node.orelse, cst.Else) and _exits(node.orelse.body)
+            ways = [*self.results, (last, last_exits)]
             if not has_else:
-                ways.append(self.saved)  # no `else`, or a loop that may run no round: the state before it
+                ways.append((self.saved, False))  # no `else`, or a loop that may run no round: the state before it
+            staying = [way for way, exits in ways if not exits]
+            ways = staying or [way for way, _ in ways]
         self._join(ways)
 
     def _join(self, ways: list) -> None:
         self._set({name: _joined([way.get(name, old) for way in ways]) for name, old in self.saved.items()})
+
+
+def _exits(body) -> bool:
+    """Whether a block's last statement is a `return` or a `raise`: nothing after its statement runs."""
+    statements = getattr(body, "body", ())
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise))
 
 
 def _joined(values: list):
@@ -268,6 +295,7 @@ class Scopes:
             cst.Return: self._return,
             cst.If: self._enter_if,
             cst.IndentedBlock: self._enter_body,
+            cst.SimpleStatementSuite: self._enter_body,
             cst.Try: self._enter_try,
             cst.ExceptHandler: self._enter_handler,
             cst.While: self._enter_loop,
@@ -289,6 +317,7 @@ class Scopes:
             cst.GeneratorExp: lambda n: self.scopes.pop(),
             cst.If: self._leave_if,
             cst.IndentedBlock: self._leave_body,
+            cst.SimpleStatementSuite: self._leave_body,
             cst.Try: self._leave_try,
             cst.ExceptHandler: self._leave_handler,
             cst.While: self._leave_loop,
@@ -568,13 +597,20 @@ class Scopes:
                 del flags[name]
         return flags
 
-    def _enter_body(self, node: cst.IndentedBlock) -> None:
+    def _enter_body(self, node) -> None:
+        """An indented block or a one-line suite (`if c: x = 1`)."""
         if id(node) in self._dead_blocks:
             self.dead += 1
         block = self.blocks[-1] if self.blocks else None
-        if block is not None and isinstance(block.node, cst.Try) and block.node.orelse is not None \
-                and block.node.orelse.body is node:
-            block.start_try_else()  # a `try`'s `else` runs after a body that ran to its end
+        if block is not None:
+            if block.node.body is node:
+                block.started = True  # an `if`'s test is behind: what it binds (a walrus) came before the branches
+            elif isinstance(block.node, cst.Try):
+                if block.node.orelse is not None and block.node.orelse.body is node:
+                    block.start_try_else()  # a `try`'s `else` runs after a body that ran to its end
+                elif block.node.finalbody is not None and block.node.finalbody.body is node:
+                    block.join_try()  # `finally` runs on every way out
+                    block.finally_run = True
         narrowing = self._narrowing.get(id(node))
         if narrowing is not None:
             name, value = narrowing
@@ -582,7 +618,7 @@ class Scopes:
             self._narrowing[id(node)] = narrowing
             self.narrowed[name] = value
 
-    def _leave_body(self, node: cst.IndentedBlock) -> None:
+    def _leave_body(self, node) -> None:
         if id(node) in self._dead_blocks:
             self.dead -= 1
         block = self.blocks[-1] if self.blocks else None
@@ -622,22 +658,22 @@ class Scopes:
         self.scopes[-1].cond -= 1
         self._end_block(None)
 
-    def _try_block(self, node) -> Optional[_Block]:
-        """The `try` being walked whose handler (or `else`) ``node`` is, in the current scope."""
+    def _try_block(self) -> Optional[_Block]:
+        """The `try` being walked whose handler is being entered or left, in the current scope."""
         block = self.blocks[-1] if self.blocks else None
         if block is not None and isinstance(block.node, cst.Try) and block.scope is self.scopes[-1]:
             return block
         return None
 
     def _enter_handler(self, node: cst.ExceptHandler) -> None:
-        block = self._try_block(node)
+        block = self._try_block()
         if block is not None:
             block.start_handler()
 
     def _leave_handler(self, node: cst.ExceptHandler) -> None:
-        block = self._try_block(node)
+        block = self._try_block()
         if block is not None:
-            block.results.append(block._state())
+            block.results.append(block._state())  # (a try's ways are states; an if's are (state, exits))
 
     def _enter_loop(self, node) -> None:
         self.scopes[-1].cond += 1
@@ -796,9 +832,13 @@ class Scopes:
         if self.dead:
             return  # inside `if FLAG:` with FLAG False for the whole module: never runs
         scope = self.scopes[-1]
-        block = self.blocks[-1] if self.blocks else None
-        if block is not None and block.scope is scope and name not in block.saved:
-            block.saved[name] = scope.names.get(name, _MISSING)
+        for block in reversed(self.blocks):
+            if block.scope is not scope:
+                break
+            if block.started:  # (an `if` whose test binds: the enclosing statement's binding)
+                if name not in block.saved:
+                    block.saved[name] = scope.names.get(name, _MISSING)
+                break
         scope.names[name] = value
 
     def lookup(self, name: str) -> Optional[Value]:

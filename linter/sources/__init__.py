@@ -46,9 +46,9 @@ class Cell:
     text: str
     raw_rows: list[int] = field(default_factory=list)  # file row of each line, best effort
     raw_key: int = -1  # a .ipynb cell: the offset of its `"source"` key in the raw JSON
-    # where each line's text starts in the raw JSON (inside the string holding it; -1 where not known), read
-    # when a finding first needs its column there (linter/sources/notebook.py, raw_column)
-    raw_starts: Optional[list[int]] = None
+    # per line, the column in the raw JSON line of each character (None where not known), made when a finding
+    # first needs one (linter/sources/notebook.py, raw_column)
+    raw_columns: Optional[list] = None
 
 
 class Unit:

@@ -207,22 +207,22 @@ _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
 
 
-def _raw_starts(raw: str, key_pos: int, text: str) -> list[int]:
-    """For each line of a cell's text, the raw offset where it starts inside the JSON string(s) holding it
-    (``"source": ["line\\n", ...]`` or one string); -1 for every line when the strings do not read back as the
-    cell's text (a source the loader joined differently)."""
+def _raw_columns(raw: str, key_pos: int, text: str) -> list:
+    """For each line of a cell's text, the 0-based column in the raw file's line of each of its characters and
+    of the place after its last one (``"source": ["line\\n", ...]`` or one string); None for a line whose
+    characters are not all on one raw line (a line split over two strings of the list), and for every line
+    when the strings do not read back as the cell's text (a source the loader joined differently)."""
     lines = text.split("\n")
-    unknown = [-1] * len(lines)
+    unknown = [None] * len(lines)
     if key_pos < 0:
         return unknown
-    colon = raw.find(":", key_pos)
-    i = colon + 1
+    i = raw.find(":", key_pos) + 1
     while i < len(raw) and raw[i] in " \t\r\n":
         i += 1
-    pieces = []  # (text, offsets) of each JSON string of the source, in order
+    pieces = []  # (text, offsets of its characters, offset of its closing quote) of each JSON string, in order
     if raw[i:i + 1] == '"':
-        value, offsets, _ = _json_string(raw, i)
-        pieces.append((value, offsets))
+        value, offsets, end = _json_string(raw, i)
+        pieces.append((value, offsets, end - 1))
     elif raw[i:i + 1] == "[":
         i += 1
         while i < len(raw):
@@ -231,34 +231,41 @@ def _raw_starts(raw: str, key_pos: int, text: str) -> list[int]:
             if raw[i:i + 1] != '"':
                 break
             value, offsets, i = _json_string(raw, i)
-            pieces.append((value, offsets))
+            pieces.append((value, offsets, i - 1))
     else:
         return unknown
     if "".join(p[0] for p in pieces) != text:
         return unknown
-    starts, at_line_start = [], True
-    for value, offsets in pieces:
+    per_line, current = [], []
+    for value, offsets, _ in pieces:
         for char, offset in zip(value, offsets):
-            if at_line_start:
-                starts.append(offset)
-            at_line_start = char == "\n"
-    while len(starts) < len(lines):
-        starts.append(-1)  # an empty last line (the text ends with a newline): no character to point at
-    return starts[:len(lines)]
+            current.append(offset)  # a line's newline: the place after its last character
+            if char == "\n":
+                per_line.append(current)
+                current = []
+    if pieces:
+        current.append(pieces[-1][2])  # the last line ends at the last string's closing quote
+    per_line.append(current)
+    columns = []
+    for offsets in per_line[:len(lines)]:
+        start = raw.rfind("\n", 0, offsets[0]) + 1 if offsets else 0
+        if not offsets or raw.find("\n", offsets[0], offsets[-1]) != -1:
+            columns.append(None)
+        else:
+            columns.append([o - start for o in offsets])
+    return columns + [None] * (len(lines) - len(columns))
 
 
 def raw_column(doc: Document, cell: Cell, row: int, column: int) -> Optional[int]:
     """The 1-based column, in the raw file's line, of character ``column`` (0-based) of line ``row`` of a cell
-    (its JSON string's escapes counted as written); None where the place is not known. The lines' places are
-    read on the first finding of the cell, not when the notebook loads."""
-    if cell.raw_starts is None:
-        cell.raw_starts = _raw_starts(doc.text, cell.raw_key, cell.text)
-    start = cell.raw_starts[row] if row < len(cell.raw_starts) else -1
-    if start < 0:
+    (its JSON string's escapes counted as written); None where the place is not known. The table is made on
+    the cell's first finding, not when the notebook loads, and then read for each position."""
+    if cell.raw_columns is None:
+        cell.raw_columns = _raw_columns(doc.text, cell.raw_key, cell.text)
+    columns = cell.raw_columns[row] if row < len(cell.raw_columns) else None
+    if columns is None or column >= len(columns):
         return None
-    _, offsets, end = _json_string(doc.text, start - 1)
-    offset = offsets[column] if column < len(offsets) else end - 1
-    return offset - (doc.text.rfind("\n", 0, offset) + 1) + 1
+    return columns[column] + 1
 
 
 def _notebook_cells(nb: dict) -> tuple[list, dict]:
