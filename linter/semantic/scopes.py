@@ -166,7 +166,9 @@ class _Block:
         self.scope = scope
         self.node = node
         self.saved: dict = {}  # name -> its value before the statement (_MISSING when it had none)
-        self.results: list = []  # per finished branch: name -> the value it left
+        # per finished way: an `if`'s branches as (name -> the value it left, whether it ends in return/raise),
+        # a `try`'s handlers as name -> the value
+        self.results: list = []
         self.constant = constant  # an `if` on a module flag: True / False when only one branch can run
         self.body_end: Optional[dict] = None  # a `try`: what its body left
         self.started = not isinstance(node, cst.If)  # an `if`: its test walked, its body entered
@@ -265,7 +267,7 @@ class Scopes:
         self.call_sites: dict = {}
         self.star_modules: list[str] = []
         self.loop_depth = 0
-        self.blocks: list[_Block] = []  # the `if` statements and loops the walk is in, innermost last
+        self.blocks: list[_Block] = []  # the `if`, loop and `try` statements the walk is in, innermost last
         self.extra_dataframe_functions = dataframe_functions
         # `if isinstance(df, DataFrame):` makes `df` a DataFrame inside the block (body id -> (name, value))
         self.narrowed: dict[str, Value] = {}
