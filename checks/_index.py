@@ -220,7 +220,7 @@ MODULES = {
     'python/compounding_explodes.py': 16306,
     'python/count_emptiness_check.py': 21154,
     'python/cross_join.py': 4617,
-    'python/dataframe_to_rdd.py': 10106,
+    'python/dataframe_to_rdd.py': 9892,
     'python/distinct_after_join.py': 2987,
     'python/driver_clock_in_expression.py': 17615,
     'python/drop_before_write.py': 6655,

@@ -367,6 +367,16 @@ def test_escaped_json_values_are_placed(tmp_path):
     assert [(f.code, f.location.column) for f in found] == [("SPK808", job.index("=0") + 2)]
 
 
+def test_a_json_surrogate_pair_is_one_character_at_its_first_escape():
+    from linter.sources.tree import read_json_value
+
+    text = '{"k": "a\\ud83d\\ude00b\\u00e9c"}'
+    node = read_json_value(text, text.index(":") + 1)
+    assert node.value == "a\U0001F600b\u00e9c"
+    assert [text[node.at(i)] for i in range(len(node.value))] == ["a", "\\", "b", "\\", "c"]
+    assert text[node.at(1):node.at(2)] == "\\ud83d\\ude00"
+
+
 DEFINITIONS = sorted(os.path.join(base, n) for base, _, names in os.walk(os.path.join(FIXTURES, "config"))
                      for n in names if n.endswith((".json", ".tf", ".yaml", ".yml"))
                      and "unrelated" not in base)

@@ -9,6 +9,7 @@ _SETUP = (
     "spark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 )
 _ROW_FUNCTIONS = frozenset("map flatMap filter foreach reduceByKey groupByKey keyBy".split())
+_HELP = "express it with DataFrame functions (select, filter, groupBy/agg), or `mapInPandas` for row-wise Python"
 
 
 class DataframeToRdd(PythonRule):
@@ -109,16 +110,11 @@ class DataframeToRdd(PythonRule):
         value = self.ctx.semantic.infer(attr.value)
         if value is None or value.kind != DATAFRAME or value.bound not in (UNBOUNDED, None):
             return  # a handful of rows (`SHOW TABLES`, a limit): nothing to gain from DataFrame functions
-        if "pyspark.mllib" in self.ctx.unit.text and self._for_mllib(node):
+        if self._for_mllib(node):
             return  # `BinaryClassificationMetrics(rdd)`: the RDD API is the only way in
         name = shown(self.ctx, attr.value)
-        self.ctx.report(
-            self,
-            node,
-            f"`{name}.rdd.{method}(...)` moves every row out of Spark's engine into Python objects",
-            help="express it with DataFrame functions (select, filter, groupBy/agg), or `mapInPandas` for row-wise Python",
-            start=attr.attr,
-        )
+        self.ctx.report(self, node, f"`{name}.rdd.{method}(...)` moves every row out of Spark's engine into Python "
+                        "objects", help=_HELP, start=attr.attr)
 
     def _held(self, node: cst.Call, name: cst.Name) -> None:
         """`rows = df.rdd` ... `rows.map(...)`: the same rows, through a name."""
@@ -126,18 +122,11 @@ class DataframeToRdd(PythonRule):
         if value is None or value.kind != RDD or not value.flags or "of-dataframe" not in value.flags \
                 or value.bound not in (UNBOUNDED, None):
             return
-        if "pyspark.mllib" in self.ctx.unit.text and self._for_mllib(node):
+        if self._for_mllib(node):
             return
-        method = method_name(node)
-        self.ctx.report(
-            self,
-            node,
-            f"`{name.value}` holds a DataFrame's `.rdd`: `{name.value}.{method}(...)` moves every row out of "
-            "Spark's engine into Python objects",
-            help="express it with DataFrame functions (select, filter, groupBy/agg), or `mapInPandas` for row-wise "
-                 "Python",
-            start=node.func.attr,
-        )
+        self.ctx.report(self, node, f"`{name.value}` holds a DataFrame's `.rdd`: `{name.value}.{method_name(node)}"
+                        "(...)` moves every row out of Spark's engine into Python objects", help=_HELP,
+                        start=node.func.attr)
 
     def _foreach(self, node: cst.Call) -> None:
         receiver = node.func.value
@@ -158,6 +147,8 @@ class DataframeToRdd(PythonRule):
 
     def _for_mllib(self, node: cst.Call) -> bool:
         """The RDD is an argument of a `pyspark.mllib` call, itself or through the name it is assigned to."""
+        if "pyspark.mllib" not in self.ctx.unit.text:
+            return False
         outer = self.ctx.parent_of(node, skip=(cst.Arg,))
         if isinstance(outer, cst.Call) and self._mllib(outer):
             return True

@@ -170,7 +170,7 @@ class _Block:
         # a `try`'s handlers as name -> the value
         self.results: list = []
         self.constant = constant  # an `if` on a module flag: True / False when only one branch can run
-        self.body_end: Optional[dict] = None  # a `try`: what its body left
+        self.body_end: dict = {}  # a `try`: what its body left (a name it did not bind keeps its value)
         self.started = not isinstance(node, cst.If)  # an `if`: its test walked, its body entered
         self.finally_run = False  # a `try` whose `finally` started from the joined state
 
@@ -193,30 +193,28 @@ class _Block:
 
     def start_handler(self) -> None:
         """An `except` block of a `try`: the body stopped before its first binding or after its last."""
-        if self.body_end is None:
-            return
-        self._set({name: _joined([self.saved[name], self.body_end.get(name, self.saved[name])])
-                   for name in self.saved})
+        self._set({name: _joined([old, self.body_end.get(name, old)]) for name, old in self.saved.items()})
 
     def start_try_else(self) -> None:
-        if self.body_end is not None:
-            self._set({name: self.body_end.get(name, old) for name, old in self.saved.items()})
+        self._set({name: self.body_end.get(name, old) for name, old in self.saved.items()})
 
     def join_try(self) -> None:
         """After a `try`: its body ran to its end (then its `else`), or one of its handlers ran."""
         if self.finally_run:
             return  # joined when the `finally` started: what it binds stands
-        success = self._state() if self.node.orelse is not None or self.body_end is None else self.body_end
+        success = self._state() if self.node.orelse is not None else self.body_end
         self._join([success, *self.results])
 
-    def join(self, has_else: bool) -> None:
+    def join(self) -> None:
+        """After an `if` or a loop (a `try` is ``join_try``'s)."""
+        node = self.node
+        has_else = isinstance(node, cst.If) and node.orelse is not None  # a loop may run no round
         last = self._state()
         if self.constant is True:
             ways = [self.results[0][0]] if self.results else [last]
         elif self.constant is False:
             ways = [last]
         else:
-            node = self.node
             if not isinstance(node, cst.If):
                 last_exits = False
             elif node.orelse is None:
@@ -639,14 +637,14 @@ class Scopes:
 
     def _leave_if(self, node: cst.If) -> None:
         self.scopes[-1].cond -= 1
-        self._end_block(node.orelse is not None)
+        self._end_block()
 
-    def _end_block(self, has_else: Optional[bool]) -> None:
+    def _end_block(self) -> None:
         block = self.blocks.pop()
-        if has_else is None:
+        if isinstance(block.node, cst.Try):
             block.join_try()
         else:
-            block.join(has_else)
+            block.join()
         outer = self.blocks[-1] if self.blocks else None
         if outer is not None and outer.scope is block.scope:
             for name, old in block.saved.items():  # the enclosing branch bound them too
@@ -658,7 +656,7 @@ class Scopes:
 
     def _leave_try(self, node) -> None:
         self.scopes[-1].cond -= 1
-        self._end_block(None)
+        self._end_block()
 
     def _try_block(self) -> Optional[_Block]:
         """The `try` being walked whose handler is being entered or left, in the current scope."""
@@ -689,7 +687,7 @@ class Scopes:
     def _leave_loop(self, node) -> None:
         self.scopes[-1].cond -= 1
         self.loop_depth -= 1
-        self._end_block(False)
+        self._end_block()
 
     def _write(self, node: cst.Expr) -> None:
         """`spark.createDataFrame(pdf).write.mode("overwrite").save("Tables/x")`: a later `load("Tables/x")` or

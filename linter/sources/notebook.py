@@ -37,6 +37,7 @@ import warnings
 from typing import Optional
 
 from linter.sources import PYTHON, SQL, Cell, Document, SourceError, Unit
+from linter.sources.tree import Scalar, Seq, TreeError, read_json_value
 
 DATABRICKS_HEADER = "# Databricks notebook source"
 DATABRICKS_SQL_HEADER = "-- Databricks notebook source"
@@ -173,40 +174,6 @@ def _raw_rows(raw: str, key_positions: list[int], cell_lines: list[int]) -> list
     return rows
 
 
-def _json_string(raw: str, quote: int) -> tuple[str, list[int], int]:
-    """The JSON string whose opening quote is at ``quote``: its text, the raw offset of each of its characters,
-    and the offset after its closing quote. A malformed escape ends it (the caller then finds the text differs)."""
-    chars, offsets = [], []
-    i, n = quote + 1, len(raw)
-    while i < n:
-        c = raw[i]
-        if c == '"':
-            return "".join(chars), offsets, i + 1
-        offsets.append(i)
-        if c != "\\":
-            chars.append(c)
-            i += 1
-            continue
-        kind = raw[i + 1:i + 2]
-        if kind == "u":
-            code = int(raw[i + 2:i + 6], 16) if _HEX4.fullmatch(raw[i + 2:i + 6]) else 0xFFFD
-            i += 6
-            if 0xD800 <= code < 0xDC00 and raw[i:i + 2] == "\\u" and _HEX4.fullmatch(raw[i + 2:i + 6]):
-                low = int(raw[i + 2:i + 6], 16)
-                if 0xDC00 <= low < 0xE000:  # a surrogate pair: one character
-                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                    i += 6
-            chars.append(chr(code))
-        else:
-            chars.append(_ESCAPES.get(kind, kind))
-            i += 2
-    return "".join(chars), offsets, n
-
-
-_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
-
-
 def _raw_columns(raw: str, key_pos: int, text: str) -> list:
     """For each line of a cell's text, the 0-based column in the raw file's line of each of its characters and
     of the place after its last one (``"source": ["line\\n", ...]`` or one string); None for a line whose
@@ -216,42 +183,29 @@ def _raw_columns(raw: str, key_pos: int, text: str) -> list:
     unknown = [None] * len(lines)
     if key_pos < 0:
         return unknown
-    i = raw.find(":", key_pos) + 1
-    while i < len(raw) and raw[i] in " \t\r\n":
-        i += 1
-    pieces = []  # (text, offsets of its characters, offset of its closing quote) of each JSON string, in order
-    if raw[i:i + 1] == '"':
-        value, offsets, end = _json_string(raw, i)
-        pieces.append((value, offsets, end - 1))
-    elif raw[i:i + 1] == "[":
-        i += 1
-        while i < len(raw):
-            while i < len(raw) and raw[i] in " \t\r\n,":
-                i += 1
-            if raw[i:i + 1] != '"':
-                break
-            value, offsets, i = _json_string(raw, i)
-            pieces.append((value, offsets, i - 1))
-    else:
+    try:
+        node = read_json_value(raw, raw.find(":", key_pos) + 1)
+    except TreeError:
         return unknown
-    if "".join(p[0] for p in pieces) != text:
+    pieces = node.items if isinstance(node, Seq) else [node]
+    if not all(isinstance(p, Scalar) and p.quoted for p in pieces) or "".join(p.value for p in pieces) != text:
         return unknown
     per_line, current = [], []
-    for value, offsets, _ in pieces:
-        for char, offset in zip(value, offsets):
-            current.append(offset)  # a line's newline: the place after its last character
+    for piece in pieces:
+        for i, char in enumerate(piece.value):
+            current.append(piece.at(i))  # a line's newline: the place after its last character
             if char == "\n":
                 per_line.append(current)
                 current = []
     if pieces:
-        current.append(pieces[-1][2])  # the last line ends at the last string's closing quote
+        current.append(pieces[-1].end)  # the last line ends at the last string's closing quote
     per_line.append(current)
     columns = []
     for offsets in per_line[:len(lines)]:
-        start = raw.rfind("\n", 0, offsets[0]) + 1 if offsets else 0
         if not offsets or raw.find("\n", offsets[0], offsets[-1]) != -1:
             columns.append(None)
         else:
+            start = raw.rfind("\n", 0, offsets[0]) + 1
             columns.append([o - start for o in offsets])
     return columns + [None] * (len(lines) - len(columns))
 

@@ -126,6 +126,7 @@ _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 _BLANKS = re.compile(r"[ \t\r\n\ufeff]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _WORD = re.compile(r"true|false|null")
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 
 
 def read_json(text: str, start: int = 0, end: Optional[int] = None):
@@ -135,6 +136,12 @@ def read_json(text: str, start: int = 0, end: Optional[int] = None):
     if reader.skip(reader.pos) < reader.end:
         raise TreeError("cannot parse JSON: text after the end of the document", reader.pos)
     return node
+
+
+def read_json_value(text: str, start: int):
+    """The JSON value at ``start`` (after blanks), offsets kept in ``text``; what follows it is not read."""
+    reader = _Json(text, len(text))
+    return reader.value(reader.skip(start))
 
 
 class _Json:
@@ -198,10 +205,16 @@ class _Json:
                 break
             if c == "\\" and j + 1 < end:
                 e = text[j + 1]
-                if e == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[j + 2:j + 6]):
-                    chars.append(chr(int(text[j + 2:j + 6], 16)))
+                if e == "u" and _HEX4.fullmatch(text, j + 2, j + 6):
+                    code = int(text[j + 2:j + 6], 16)
                     offsets.append(j)
                     j += 6
+                    if 0xD800 <= code < 0xDC00 and text.startswith("\\u", j) and _HEX4.fullmatch(text, j + 2, j + 6):
+                        low = int(text[j + 2:j + 6], 16)
+                        if 0xDC00 <= low < 0xE000:  # a surrogate pair (`\ud83d\ude00`): one character
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                            j += 6
+                    chars.append(chr(code))
                     continue
                 if e not in _ESCAPES:
                     raise TreeError(f"cannot parse JSON: unknown escape \\{e}", j)
