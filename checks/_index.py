@@ -254,7 +254,7 @@ MODULES = {
     'python/rdd_groupbykey_aggregation.py': 6750,
     'python/read_of_parallelized_text.py': 5591,
     'python/redundant_dedup_around_groupby.py': 11005,
-    'python/repartition_not_by_keys.py': 12342,
+    'python/repartition_not_by_keys.py': 13840,
     'python/repartition_to_one.py': 5351,
     'python/repeated_action_without_cache.py': 27675,
     'python/schema_inference.py': 9747,

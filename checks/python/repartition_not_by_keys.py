@@ -35,8 +35,13 @@ class RepartitionNotByKeys(joins.JoinLineage, PythonRule):
     `cache`/`persist`, whose other readers may be what the repartition is for):
 
     - a write partitioned by columns (`.write.partitionBy("day")`) when the
-      repartition is round-robin (`repartition(400)`) or by columns none of
-      which is a partition column;
+      repartition is round-robin (`repartition(400)`), by columns none of
+      which is a partition column, or by the partition columns and others
+      with no count (`repartition("day", "user_id")`: the hash of the pair
+      spreads each day over every shuffle partition, as round-robin does);
+      with a count (`repartition(8, "day", "country")`) the author chose to
+      spread each directory over at most that many files, and it is not
+      reported;
     - a join when the repartition is round-robin, or by columns that are
       not among the join keys (`"id"`, `["a", "b"]`), unless the other side
       is broadcast (`F.broadcast(...)`, a `broadcast` hint) or proven small
@@ -56,7 +61,9 @@ class RepartitionNotByKeys(joins.JoinLineage, PythonRule):
     into every `day` directory it holds rows for: up to `n` files per
     directory, most of them small. Repartitioning by the partition columns
     sends each day to one task (one file per directory, or a few with
-    `maxRecordsPerFile`).
+    `maxRecordsPerFile`). Hashing by the partition columns and more
+    (`repartition("day", "user_id")`) spreads each day over every shuffle
+    partition again, by the other column's hash.
 
     Before a sort-merge or shuffled hash join, the join shuffles both sides
     by the join keys whatever their partitioning: a `repartition` by
@@ -94,6 +101,7 @@ class RepartitionNotByKeys(joins.JoinLineage, PythonRule):
         Invalid(_SETUP + "orders.repartition(200).write.partitionBy('day').parquet('s3://lake/orders/')\n"),
         Invalid(_SETUP + "(orders.repartition(64, 'customer_id').write.mode('overwrite')\n"
                 "    .partitionBy('country', 'day').saveAsTable('lake.orders'))\n"),
+        Invalid(_SETUP + "orders.repartition('day', 'customer_id').write.partitionBy('day').parquet('s3://x/')\n"),
         Invalid(_SETUP + "j = orders.repartition(400).join(customers, 'customer_id')\n"),
         Invalid(_SETUP + "j = orders.join(customers.repartition(8, 'country'), ['customer_id'], 'left')\n"),
         Invalid(_SETUP + "j = orders.repartition(100).select('*').join(customers, orders.cid == customers.id)\n"),
@@ -106,6 +114,7 @@ class RepartitionNotByKeys(joins.JoinLineage, PythonRule):
     valid = (
         Valid(_SETUP + "orders.repartition('day').write.partitionBy('day').parquet('s3://lake/orders/')\n"),
         Valid(_SETUP + "orders.repartition(10, 'day', 'country').write.partitionBy('day').parquet('s3://x/')\n"),
+        Valid(_SETUP + "orders.repartition('day').write.partitionBy('day', 'country').parquet('s3://x/')\n"),
         Valid(_SETUP + "orders.repartition(200).write.parquet('s3://lake/orders/')\n"),
         Valid(_SETUP + "j = orders.repartition('customer_id').join(customers, 'customer_id')\n"),
         Valid(_SETUP + "j = orders.repartition(400).join(F.broadcast(customers), 'customer_id')\n"),
@@ -175,16 +184,27 @@ class RepartitionNotByKeys(joins.JoinLineage, PythonRule):
         if found is None:
             return
         call, names = found
-        if set(names) & set(columns) or not self._first_report(call):
-            return  # by partition columns (and maybe more): each directory's rows are in few tasks
+        counted = len(call.args) > len(names)  # `repartition(8, "day", "country")`: at most 8 files a directory
+        if names and set(names) <= set(columns) or counted and set(names) & set(columns):
+            return  # each directory's rows in one task, or spread over as many as the author counted
+        if not self._first_report(call):
+            return
         spread = ", ".join(f"`{c}`" for c in columns)
+        extra = [n for n in names if n not in columns]
+        if set(names) & set(columns):
+            why = (f"hashing by {', '.join(f'`{n}`' for n in extra)} too spreads every directory's rows over all the "
+                   "shuffle partitions (`spark.sql.shuffle.partitions`, 200 by default), and each task writes a file "
+                   "into every directory it holds rows of")
+        else:
+            why = "every task holds rows of many partition values and writes a file into each of their directories"
         self.ctx.report(
             self,
             call,
-            f"{self._described(call, names)} before a write partitioned by {spread}: every task holds rows of many "
-            "partition values and writes a file into each of their directories",
+            f"{self._described(call, names)} before a write partitioned by {spread}: {why}",
             help=f"repartition by the partition columns (`repartition({', '.join(repr(c) for c in columns)})`, "
-            "with `maxRecordsPerFile` to bound file sizes) so each directory's rows go to one task",
+            "with `maxRecordsPerFile` to bound file sizes) so each directory's rows go to one task"
+            + (", or give a count to spread a large directory over at most that many files"
+               if set(names) & set(columns) else ""),
             start=call.func.attr,
         )
 
