@@ -180,18 +180,26 @@ def callee_actions(ctx, call: cst.Call) -> list[CalleeAction]:
     return found
 
 
+# Exact classes (libcst's node classes are ABCs, slow in isinstance, and none has subclasses).
+_NESTED = frozenset((cst.FunctionDef, cst.ClassDef, cst.Lambda))  # bodies defined here, run later (or never)
+_TARGETED = frozenset((cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor))
+_SCOPE_STATEMENTS = frozenset((cst.Global, cst.Nonlocal, cst.Import, cst.ImportFrom))
+
+
 def assigned_self_attributes(definition) -> frozenset:
     """The `self.x` a function's body assigns (not in nested functions or classes)."""
     names = set()
     stack = [definition.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        cls = node.__class__  # exact classes: libcst's are ABCs, slow to test, and none has subclasses
+        if cls in _NESTED:
             continue
-        targets = ([t.target for t in node.targets] if isinstance(node, cst.Assign) else
-                   [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign)) else ())
+        targets = ([t.target for t in node.targets] if cls is cst.Assign else
+                   [node.target] if cls is cst.AugAssign or cls is cst.AnnAssign else ())
         for target in targets:
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            if target.__class__ is cst.Attribute and target.value.__class__ is cst.Name and \
+                    target.value.value == "self":
                 names.add(target.attr.value)
         stack.extend(child_nodes(node))
     return frozenset(names)
@@ -207,9 +215,10 @@ def _summary(definition):
     stack = [body]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) or (isinstance(node, cst.Lambda) and node is not body):
+        cls = node.__class__
+        if cls in _NESTED and (cls is not cst.Lambda or node is not body):
             continue  # defined here, run later (or never)
-        if isinstance(node, cst.Call):
+        if cls is cst.Call:
             calls.append(node)
         stack.extend(child_nodes(node))
     if not calls:
@@ -295,24 +304,25 @@ class _Derivations:
         stack = [body]
         while stack:
             node = stack.pop()
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            cls = node.__class__
+            if cls is cst.FunctionDef or cls is cst.ClassDef:
                 self.opaque.add(node.name.value)
                 continue
-            if isinstance(node, cst.Lambda):
+            if cls is cst.Lambda:
                 continue
-            if isinstance(node, cst.Assign):
+            if cls is cst.Assign:
                 for t in node.targets:
-                    if isinstance(t.target, cst.Name):
+                    if t.target.__class__ is cst.Name:
                         self.values.setdefault(t.target.value, []).append(node.value)
                     else:
                         target_names(t.target, self.opaque)
-            elif isinstance(node, cst.AnnAssign) and node.value is not None and isinstance(node.target, cst.Name):
+            elif cls is cst.AnnAssign and node.value is not None and node.target.__class__ is cst.Name:
                 self.values.setdefault(node.target.value, []).append(node.value)
-            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor)):
+            elif cls in _TARGETED:
                 target_names(node.target, self.opaque)
-            elif isinstance(node, cst.AsName):
+            elif cls is cst.AsName:
                 target_names(node.name, self.opaque)
-            elif isinstance(node, (cst.Global, cst.Nonlocal, cst.Import, cst.ImportFrom)):
+            elif cls in _SCOPE_STATEMENTS:
                 self.opaque.add("\0any")
             stack.extend(child_nodes(node))
 

@@ -10,6 +10,9 @@ _SETUP = (
 _WINDOW = ("pyspark.sql.Window", "pyspark.sql.window.Window")
 
 
+# Nodes whose names are bound or declared there, not read.
+_NAMING = frozenset((cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName))
+
 class WindowWithoutPartition(PythonRule):
     """
     ## What it does
@@ -106,10 +109,9 @@ class WindowWithoutPartition(PythonRule):
 
     def visit_Name(self, node: cst.Name) -> None:
         parent = self.ctx.parent_of(node)
-        if isinstance(parent, cst.AssignTarget) and parent.target is node or \
-                isinstance(parent, cst.Attribute) and parent.attr is node or \
-                isinstance(parent, cst.Arg) and parent.keyword is node or \
-                isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName)):
+        cls = parent.__class__  # exact classes: libcst's are ABCs, slow to test, and none has subclasses
+        if cls is cst.AssignTarget and parent.target is node or cls is cst.Attribute and parent.attr is node or \
+                cls is cst.Arg and parent.keyword is node or cls in _NAMING:
             return
         self.reads[-1].add(node.value)
 
