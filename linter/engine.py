@@ -165,6 +165,24 @@ def _mentions_spark(text: str, settings) -> bool:
     return any(name.rsplit(".", 1)[-1] in text for name in settings["dataframe-functions"])
 
 
+def _code_mentions_spark(text: str, settings) -> bool:
+    """``_mentions_spark`` of the code alone, its strings and comments left out: a file that does not parse
+    gets its SPK001 only when Spark is named in code (a notebook whose one "spark" is a product's name in a
+    list of strings is no Spark notebook). Text the tokenizer cannot read to the end (an unterminated string)
+    is taken as it is."""
+    import io
+    import tokenize
+
+    words = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME or token.type == tokenize.OP:
+                words.append(token.string)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return _mentions_spark(text, settings)
+    return _mentions_spark(" ".join(words), settings)
+
+
 @functools.lru_cache(maxsize=64)
 def _selection(codes: frozenset) -> tuple[tuple, bool]:
     """(the enabled Python rules, as the index describes them, whether SQL is linted) for a set of enabled codes:
@@ -563,11 +581,14 @@ def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult
     `# ruff: noqa` in one cell does for a notebook: written in the first Python cell, it also silences the
     notebook's `%%sql` cells (separate units). So SPK002 is decided once every unit has been matched."""
     checked = []
+    python_text = None  # the document's Python, joined once, when a unit of it does not parse
     for unit in doc.units:
         diags: list[Diagnostic] = []
         try:
             if unit.error is not None:  # a notebook cell that does not parse alone, in a Spark notebook
-                if _mentions_spark("".join(u.text for u in doc.units if u.kind == PYTHON), settings):
+                if python_text is None:
+                    python_text = "\n".join(u.text for u in doc.units if u.kind == PYTHON)
+                if _code_mentions_spark(python_text, settings):
                     raise unit.error
             elif unit.kind == PYTHON:
                 diags = run_python(unit, settings, codes)
@@ -578,6 +599,8 @@ def check_document(doc: Document, settings, codes: frozenset) -> list[UnitResult
         except SourceError as exc:
             offset = unit.offset(exc.row - 1, exc.column - 1)
             diags = [Diagnostic(PARSE_ERROR, exc.message, offset, offset)]
+            if unit.kind == PYTHON and unit.error is None and not _code_mentions_spark(unit.text, settings):
+                diags = []  # "spark" only in its strings or comments: not a file the rules are for
         checked.append((unit, diags, _suppressions(unit, diags)))
     whole = [d for _, _, sup in checked for d in sup.directives if d.kind == "file"]
     results = [UnitResult(unit, _suppress(unit, diags, codes, sup, whole), sup) for unit, diags, sup in checked]

@@ -17,7 +17,10 @@ class ParseError(ToolRule):
 
     Python files that mention no Spark (`spark`, `pyspark`, `sc`, a configured
     DataFrame function) are not parsed at all, so a syntax error in a file
-    unrelated to Spark is left to the project's general linter. A Spark file
+    unrelated to Spark is left to the project's general linter. Of a file
+    or notebook that does not parse, only its code counts: one whose only
+    "spark" is in a string or a comment (a product named in a list) gets no
+    finding. A Spark file
     that holds none of the words the enabled rules look for is read only by
     CPython's parser (fast, linear), and parsed with libcst for this finding
     when that parser refuses it.
@@ -67,4 +70,9 @@ class ParseError(ToolRule):
         Valid('print("rows:", spark.table("t").limit(5).collect())\n'),
         Valid("", path="empty.py"),
         Valid("SELECT 1;\n", path="ok.sql"),
+        Valid('parts = ["spark plug", "wiper"]  # no Spark here: "spark" is in a string\nprint "parts:", parts\n'),
+        Valid('{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, "source": '
+              '["parts = [\\"spark\\", \\"plug\\"]"]}, {"cell_type": "code", "metadata": {}, "outputs": [], '
+              '"execution_count": null, "source": ["bucket = <s3://BUCKET>"]}], "metadata": {}, "nbformat": 4, '
+              '"nbformat_minor": 5}', path="parts.ipynb"),
     )
