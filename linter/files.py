@@ -300,7 +300,13 @@ def _walk(top, shown, exclude_for, respect_gitignore, ignores, errors, seen, ext
             shown_path = os.path.join(shown_dir, entry.name) if shown_dir != "." else entry.name
             if is_dir:
                 subdirs.append((path, shown_path, active))
-            elif entry.is_file() and path not in seen and holds_settings(path, extension):
-                seen.add(path)
-                yield shown_path
+            elif path not in seen:
+                try:
+                    regular = entry.is_file()  # follows a symlink: a loop of them raises
+                except OSError as exc:
+                    errors.append(DiscoveryError(shown_path, f"cannot read file: {exc.strerror or exc}"))
+                    continue
+                if regular and holds_settings(path, extension):
+                    seen.add(path)
+                    yield shown_path
         stack.extend(reversed(subdirs))

@@ -44,6 +44,17 @@ def test_directory_without_permission():
     assert "ok/a.py:1:30: SPK101" in r.out
 
 
+def test_symlink_loop_in_a_directory_is_one_finding_each_and_the_run_goes_on(tmp_path):
+    write(tmp_path / "job.py", COLLECT)
+    os.symlink("b.py", tmp_path / "a.py")
+    os.symlink("a.py", tmp_path / "b.py")
+    os.symlink("missing.py", tmp_path / "dangling.py")  # a dangling link is no file: passed over
+    r = run_process("check", ".", "--no-cache", "--output-format", "concise", cwd=tmp_path)
+    assert sorted(_spk001(r)) == ["a.py:1:1: SPK001 cannot read file: Too many levels of symbolic links",
+                                  "b.py:1:1: SPK001 cannot read file: Too many levels of symbolic links"], r.out
+    assert "job.py:1:" in r.out and " SPK101 " in r.out
+
+
 def test_binary_file(tmp_path):
     write(tmp_path / "blob.py", b"\x00\x01\x02collect" * 100, mode="wb")
     r = run_process("check", tmp_path / "blob.py", "--output-format", "concise", "--no-cache")
