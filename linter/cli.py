@@ -309,6 +309,7 @@ def run_check(args) -> int:
         return EXIT_ERROR if run.internal_errors else EXIT_CLEAN
 
     fixed_total = 0
+    would_fix = 0  # --diff: the fixes the diff holds
     diff_text = []
     if fixing:
         from linter.engine import check_source
@@ -333,6 +334,7 @@ def run_check(args) -> int:
                 continue
             if args.diff:
                 diff_text.append(unified_diff(result))
+                would_fix += sum(result.applied.values())
                 remaining.extend(file_findings)
             else:
                 write_atomic(path, result.fixed)
@@ -355,9 +357,9 @@ def run_check(args) -> int:
         _emit(text, args.output_file)
         fixes = sum(1 for t in diff_text if t)
         if not args.quiet:
-            n = sum(1 for f in findings if f.fix and (f.fix["applicability"] == "safe" or unsafe))
+            n = would_fix
             sys.stderr.write(f"Would fix {n} error{'s' if n != 1 else ''}.\n" if n else "No errors would be fixed.\n")
-        return EXIT_FINDINGS if fixes else EXIT_CLEAN
+        return EXIT_FINDINGS if fixes and not args.exit_zero else EXIT_CLEAN
 
     if args.fix_only:
         if not args.quiet and fmt not in MACHINE:
@@ -449,7 +451,7 @@ def _check_stdin(args, resolver, fmt: str, unsafe: bool) -> int:
         if args.diff:
             result.path = path
             _emit(unified_diff(result) if result.changed else "", args.output_file)
-            return EXIT_FINDINGS if result.changed else EXIT_CLEAN
+            return EXIT_FINDINGS if result.changed and not args.exit_zero else EXIT_CLEAN
         fixed = result.fixed if result.changed else data
         sys.stdout.buffer.write(fixed)
         sys.stdout.flush()

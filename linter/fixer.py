@@ -87,6 +87,7 @@ def _with_edits(doc: Document, edits) -> Document:
             by_cell.setdefault(cell, []).append((s, e, content))
         nb = json.loads(json.dumps(doc.notebook))
         cells = notebook_cells(nb)
+        sources = {}  # cell number -> its new source, as the notebook holds it (a list of strings or one)
         for number, cell_edits in by_cell.items():
             cell = cells[number - 1]
             key = cell_key(nb, cell)
@@ -96,9 +97,61 @@ def _with_edits(doc: Document, edits) -> Document:
                 cell[key] = source_strings(cell[key], cell_edits, new)
             else:
                 cell[key] = new
-        return load_document(doc.path, dump_notebook(doc, nb).encode("utf-8"), doc.language)
+            sources[number] = cell[key]
+        if notebook_layout(doc) is not None:
+            text = dump_notebook(doc, nb)
+        else:
+            text = _raw_sources_replaced(doc, sources)
+            if json.loads(text) != nb:
+                raise _NotWritable("the notebook's JSON would not read back as the fixed notebook")
+        return load_document(doc.path, (b"\xef\xbb\xbf" if doc.bom else b"") + text.encode("utf-8"), doc.language)
     text = _apply(doc.text, [(s, e, c) for _, s, e, c in edits], _newline(doc.text))
     return load_document(doc.path, encode(doc, text), doc.language)
+
+
+class _NotWritable(Exception):
+    """A notebook sparkcheck cannot write its fixes into without touching more than their text."""
+
+
+def _raw_sources_replaced(doc: Document, sources: dict) -> str:
+    """The notebook's raw JSON with only the edited cells' source values rewritten, for a layout ``json.dumps``
+    cannot reproduce (tabs, a hand-made layout, a repeated key): every byte outside those values is kept, and
+    so is each string of a list that no edit touched, as it was written. The rest of a new list is written with
+    the list's own separators, escaping non-ASCII characters where the old value did."""
+    from linter.sources.tree import Scalar, Seq, TreeError, read_json_value
+
+    raw = doc.text
+    replacements = []
+    for number, source in sources.items():
+        cell = doc.cells[number - 1]
+        if cell.raw_key < 0:
+            raise _NotWritable("a fixed cell's source was not found in the notebook's JSON")
+        try:
+            node = read_json_value(raw, raw.find(":", cell.raw_key) + 1)
+        except TreeError:
+            raise _NotWritable("a fixed cell's source was not found in the notebook's JSON") from None
+        pieces = node.items if isinstance(node, Seq) else [node]
+        if not all(isinstance(p, Scalar) and p.quoted for p in pieces) or \
+                "".join(p.value for p in pieces) != cell.text or isinstance(source, list) != isinstance(node, Seq):
+            raise _NotWritable("a fixed cell's source in the notebook's JSON does not read as its text")
+        escaped = any(ord(c) > 127 for c in cell.text) and raw[node.start:node.end].isascii()
+        if not isinstance(source, list):
+            replacements.append((node.start - 1, node.end + 1, json.dumps(source, ensure_ascii=escaped)))
+            continue
+        written: dict = {}  # an old string's value -> how it was written, for the strings no edit touched
+        for p in pieces:
+            written.setdefault(p.value, []).append(raw[p.start - 1:p.end + 1])
+        items = [written[v].pop(0) if written.get(v) else json.dumps(v, ensure_ascii=escaped) for v in source]
+        if pieces:
+            lead, tail = raw[node.start + 1:pieces[0].start - 1], raw[pieces[-1].end + 1:node.end - 1]
+        else:
+            lead, tail = "", ""
+        gaps = [raw[a.end + 1:b.start - 1] for a, b in zip(pieces, pieces[1:])] or [", "]  # the list's own, in order
+        body = "".join((gaps[min(i - 1, len(gaps) - 1)] if i else "") + item for i, item in enumerate(items))
+        replacements.append((node.start, node.end, "[" + lead + body + tail + "]" if items else "[]"))
+    for start, end, content in sorted(replacements, reverse=True):
+        raw = raw[:start] + content + raw[end:]
+    return raw
 
 
 def source_strings(strings: list, edits, new: str) -> list:
@@ -161,11 +214,14 @@ def cell_key(nb: dict, cell: dict) -> str:
 
 def _layouts():
     # nbformat writes indent=1, sorted keys, non-ASCII kept; Jupyter front ends
-    # and VS Code use these too, with or without a final newline.
-    for indent in (1, 2, 4, None):
+    # and VS Code use these too, with or without a final newline. Fabric and other
+    # services write the JSON on one line, some without spaces (`{"cells":[...`);
+    # a few editors indent by 3 or by tabs.
+    for indent, separators in ((1, None), (2, None), (4, None), (None, None), (None, (",", ":")), (3, None),
+                               ("\t", None)):
         for sort_keys in (True, False):
             for ensure_ascii in (False, True):
-                yield {"indent": indent, "sort_keys": sort_keys, "ensure_ascii": ensure_ascii}
+                yield {"indent": indent, "separators": separators, "sort_keys": sort_keys, "ensure_ascii": ensure_ascii}
 
 
 def notebook_layout(doc: Document) -> Optional[tuple[dict, str]]:
@@ -193,8 +249,8 @@ def encode(doc: Document, text: str) -> bytes:
 
 
 def render(doc: Document) -> bytes:
-    if doc.kind == "ipynb":
-        return doc.text.encode("utf-8")
+    if doc.kind == "ipynb":  # UTF-8 always (nbformat); a BOM the file had is kept
+        return (b"\xef\xbb\xbf" if doc.bom else b"") + doc.text.encode("utf-8")
     return encode(doc, doc.text)
 
 
@@ -241,11 +297,18 @@ def fix_source(path: str, data: bytes, settings, unsafe: bool) -> FixResult:
                 continue  # overlaps an edit of this round: next round
             taken.append((key, real))
             used.extend(spans)
-        new_doc = _try(doc, [r for _, real in taken for r in real])
+        try:
+            new_doc = _try(doc, [r for _, real in taken for r in real])
+        except _NotWritable as exc:
+            result.dropped.append(f"{path}: no fix applied: {exc}")
+            break
         if new_doc is None:
             # Together they break the file: try them one by one and keep the good ones.
             for key, real in taken:
-                single = _try(doc, real)
+                try:
+                    single = _try(doc, real)
+                except _NotWritable:
+                    single = None
                 if single is None:
                     refused.add(key)
                     result.dropped.append(f"{path}: the fix for {key[0]} would leave the file unparseable; not applied")
@@ -257,7 +320,7 @@ def fix_source(path: str, data: bytes, settings, unsafe: bool) -> FixResult:
         for key, _ in taken:
             result.applied[key[0]] += 1
     fixed = render(doc)
-    if fixed != data:
+    if result.applied and fixed != data:  # no fix applied: the file is left as it is, byte for byte
         result.fixed = fixed
     return result
 

@@ -62,11 +62,50 @@ def test_notebook_fix_goes_into_the_right_cell_and_keeps_layout(tmp_path, run, i
     assert open(path, encoding="utf-8").read() == _notebook(cells, indent)
 
 
-def test_notebook_in_unknown_layout_is_left_alone(tmp_path, run):
-    text = '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": ["x = 1  # noqa: SPK101"]}],   "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+def test_notebook_in_a_layout_json_dumps_cannot_write_gets_only_its_source_rewritten(tmp_path, run):
+    # Irregular spacing, a tab, a key written twice (json.loads keeps the last): no json.dumps call writes this
+    # back, so the fix rewrites the edited cell's source value in the raw text and nothing else.
+    text = ('{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "outputs": [],\t"source": '
+            '["x = 1  # noqa: SPK101\\n" ,  "y = \\u00e9"]}],   "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
     path = write(tmp_path / "n.ipynb", text)
-    run("check", path, "--fix", "--no-cache")
-    assert open(path).read() == text
+    r = run("check", path, "--fix", "--no-cache")
+    assert r.code == 0 and "no fix applied" not in r.err, r
+    assert open(path).read() == text.replace("x = 1  # noqa: SPK101", "x = 1")
+
+
+@pytest.mark.parametrize("layout", [{"separators": (",", ":")}, {"indent": "\t"}, {"indent": 3}])
+def test_notebook_fix_keeps_compact_tab_and_three_space_layouts(tmp_path, run, layout):
+    nb = {"cells": [_code("x = 1  # noqa: SPK101\n", "y = 2\n")], "metadata": {}, "nbformat": 4,
+          "nbformat_minor": 5}
+    path = write(tmp_path / "n.ipynb", json.dumps(nb, **layout))
+    assert run("check", path, "--fix", "--no-cache").code == 0
+    nb["cells"][0]["source"][0] = "x = 1\n"
+    assert open(path).read() == json.dumps(nb, **layout)
+
+
+def test_notebook_keeps_its_bom_and_is_not_rewritten_when_no_fix_applies(tmp_path, run):
+    nb = {"cells": [_code("rows = spark.table('t').collect()  # noqa: SPK101\n")], "metadata": {}, "nbformat": 4,
+          "nbformat_minor": 5}
+    bom = b"\xef\xbb\xbf"
+    used = write(tmp_path / "used.ipynb", bom + json.dumps(nb).encode(), mode="wb")  # the noqa is used: no fix
+    before = os.stat(used).st_mtime_ns
+    r = run("check", used, "--fix", "--no-cache")
+    assert r.code == 0 and "Fixed" not in r.out, r
+    assert open(used, "rb").read() == bom + json.dumps(nb).encode() and os.stat(used).st_mtime_ns == before
+    nb["cells"][0]["source"] = ["x = 1  # noqa: SPK101\n"]
+    unused = write(tmp_path / "unused.ipynb", bom + json.dumps(nb, indent=1).encode(), mode="wb")
+    assert run("check", unused, "--fix", "--no-cache").code == 0
+    nb["cells"][0]["source"] = ["x = 1\n"]
+    assert open(unused, "rb").read() == bom + json.dumps(nb, indent=1).encode()
+
+
+def test_diff_counts_the_fixes_it_shows_and_honours_exit_zero(tmp_path, run):
+    path = write(tmp_path / "a.py", UNUSED + "y = 2  # noqa: SPK102\n")
+    r = run("check", path, "--diff", "--no-cache")
+    assert r.code == 1 and "Would fix 2 errors." in r.err, r
+    r = run("check", path, "--diff", "--no-cache", "--exit-zero")
+    assert r.code == 0 and "Would fix 2 errors." in r.err and "+x = 1" in r.out, r
+    assert open(path).read() == UNUSED + "y = 2  # noqa: SPK102\n"
 
 
 def test_databricks_sql_cell_fix(tmp_path, run):

@@ -268,7 +268,7 @@ def load_ipynb(path: str, data: bytes) -> Document:
     raw_cells, text_key = _notebook_cells(nb)
     default_language = _notebook_language(nb.get("metadata"))
 
-    doc = Document(path, "ipynb", raw, notebook=nb)
+    doc = Document(path, "ipynb", raw, notebook=nb, bom=data.startswith(b"\xef\xbb\xbf"))
     key_positions, counts = [], []
     search_from = 0
     for number, c in enumerate(raw_cells, start=1):
