@@ -53,7 +53,11 @@ class PythonBooleanOperatorOnColumns(PythonRule):
     """
     ## What it does
     Finds Python's `and`, `or` and `not` applied to Columns, and chained
-    comparisons with a Column (`0 < F.col("x") < 10`).
+    comparisons with a Column (`0 < F.col("x") < 10`). An `and`/`or` is
+    reported when its first operand is a Column: Python asks that one for
+    its truth value first. A Column only after a Python value
+    (`names and F.col("a").isin(names)`) is reached only when that value is
+    truthy, and is then the result, so the code runs: not reported.
 
     ## Why is this bad?
     Python asks each operand for its truth value, and a Column has none:
@@ -110,6 +114,7 @@ class PythonBooleanOperatorOnColumns(PythonRule):
         Valid(_SETUP + "x = orders.filter(~F.col('active'))\n"),
         Valid("a, b = 1, 2\nok = a > 0 and b > 0\nnone = not a\nc = 0 < a < 10\n"),
         Valid(_SETUP + "cols = orders.columns\nok = 'a' in cols and not cols\n"),
+        Valid(_SETUP + "names = [2, 3]\nx = orders.filter(names and F.col('a').isin(names))\n"),
         Valid(
             "from typing import Optional\nfrom pyspark.sql import Column\n"
             "def join(on: Optional[Column] = None, how=None):\n"
@@ -120,7 +125,13 @@ class PythonBooleanOperatorOnColumns(PythonRule):
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         semantic = self.ctx.semantic
-        if semantic.is_column(node.left) or semantic.is_column(node.right):
+        first = node.left
+        while first.__class__ is cst.BooleanOperation:
+            first = first.left
+        # Python calls bool() on the first operand: a Column there raises. A Column only after it is reached
+        # when the operands before it are truthy, and is then the result (`names and F.col("a").isin(names)`
+        # filters by the Column, or by `names` when it is empty): no error, not reported.
+        if semantic.is_column(first):
             word = "and" if isinstance(node.operator, cst.And) else "or"
             symbol = "&" if word == "and" else "|"
             if self._inside_reported(node):
