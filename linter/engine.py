@@ -332,6 +332,7 @@ def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
                         nodes.append(e.start_node)
     spans = node_spans(module, nodes)
     out = collector.diagnostics(unit, spans, settings, codes) if literals else []
+    comments = None  # the unit's comments, read once, when a fix replaces text holding a "#"
     for code, node, message, fix, help, first in ctx.pending:
         start, end = spans.get(node, (0, 0))
         if first is not None and first in spans:
@@ -339,8 +340,38 @@ def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         if fix is not None:
             edits = tuple(_place_edit(e, spans, unit.text) for e in fix.edits)
             fix = Fix(fix.message, edits, fix.applicability)
+            if any(e.content and "#" in unit.text[e.start:e.end] for e in edits):
+                if comments is None:
+                    comments = _comments(unit.text)
+                if any(_drops_comment(e, comments) for e in edits):
+                    fix = None  # the replacement would lose a comment written inside the code it rewrites
         out.append(Diagnostic(code, message, start, end, fix, help))
     return out
+
+
+def _comments(text: str) -> Optional[list]:
+    """(start offset, comment) of each comment of a Python text; None when the tokenizer cannot read it."""
+    import io
+    import tokenize
+
+    starts = [0]
+    for line in text.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    try:
+        return [(starts[t.start[0] - 1] + t.start[1], t.string)
+                for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+
+
+def _drops_comment(edit: Edit, comments: Optional[list]) -> bool:
+    """Whether an edit replaces text holding a comment its new text does not keep (a deletion may: the comment
+    goes with the code it was about). Without the tokenizer's reading, any "#" in the replaced text counts."""
+    if not edit.content:
+        return False
+    if comments is None:
+        return "#" not in edit.content
+    return any(edit.start <= at < edit.end and comment not in edit.content for at, comment in comments)
 
 
 # What a `spark.sql(...)` result may be narrowed or looked at with, straight away, for SPK501 (`ctx.projected`)

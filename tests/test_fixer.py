@@ -169,3 +169,16 @@ def test_udf_with_a_falsy_guard_gets_no_builtin_fix(tmp_path):
     guarded = code.replace(b"if not s:", b"if s is None:")
     fixed = fixer.fix_source(str(tmp_path / "a.py"), guarded, settings, unsafe=True).fixed
     assert fixed is not None and b"F.upper(F.col('name'))" in fixed
+
+
+def test_a_fix_that_would_lose_a_comment_inside_the_code_it_replaces_is_not_offered(tmp_path, run):
+    text = ("from pyspark.sql import functions as F\ndf = spark.table('t')\n"
+            "if (df.count()  # any rows?\n        > 0):\n    pass\n"
+            "x = df.filter(F.col('a') > 1 and  # first condition\n    F.col('b') < 2)\n"
+            "if df.count() > 0:  # a comment after the code: kept, the fix is offered\n    pass\n")
+    path = write(tmp_path / "job.py", text)
+    r = run("check", path, "--output-format", "json", "--no-cache", "--select", "SPK103,SPK303")
+    fixes = {(f["code"], f["location"]["row"]): f["fix"] is not None for f in json.loads(r.out)}
+    assert fixes == {("SPK103", 3): False, ("SPK303", 6): False, ("SPK103", 8): True}, fixes
+    assert run("check", path, "--fix", "--no-cache", "--select", "SPK103,SPK303").code == 1
+    assert open(path).read() == text.replace("if df.count() > 0:", "if not df.isEmpty():")
