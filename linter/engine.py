@@ -701,6 +701,12 @@ def _unused_diagnostic(unit: Unit, d, bad: list[str], why: str) -> Diagnostic:
             line_end = text.find("\n", d.comment_end)
             edit = Edit(line_start, len(text) if line_end == -1 else line_end + 1, "")
         title = "Remove the `noqa` comment"
+    elif d.start == d.comment_start and text[d.end:d.comment_end].strip():
+        # `# noqa: SPK101 small table`: the reason after the codes stays, as a comment of its own
+        rest = text[d.end:d.comment_end]
+        marker = "-- " if text.startswith("--", d.start) else "# "
+        edit = Edit(d.start, d.end + len(rest) - len(rest.lstrip()), marker)
+        title = "Remove the `noqa` directive"
     else:
         edit = Edit(d.start, d.end, "")
         title = "Remove the `noqa` directive"

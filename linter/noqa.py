@@ -22,8 +22,13 @@ from typing import Optional
 
 from linter import registry
 
-_PY_NOQA = re.compile(r"#\s*noqa(?:\s*:\s*(?P<codes>[A-Za-z0-9_-]+(?:[\s,]+[A-Za-z0-9_-]+)*))?", re.I)
-_PY_FILE = re.compile(r"#\s*sparkcheck\s*:\s*noqa(?:\s*:\s*(?P<codes>[A-Za-z0-9_-]+(?:[\s,]+[A-Za-z0-9_-]+)*))?", re.I)
+# A Python directive's codes, as ruff reads them: codes (`SPK101`, `E501`, a prefix such as `SPK1`) or rule names
+# (`collect-on-unbounded-dataframe`), split by commas or blanks; the list ends at the first other word, so that
+# `# noqa: SPK101 small lookup table` gives a reason, not codes.
+_PY_CODE = r"(?:SPK\w*|[A-Za-z]+[0-9]+|[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)+)\b"
+_PY_CODES = rf"(?P<codes>{_PY_CODE}(?:\s*,\s*{_PY_CODE}|\s+{_PY_CODE})*)"
+_PY_NOQA = re.compile(rf"#\s*noqa(?:\s*:\s*{_PY_CODES})?", re.I)
+_PY_FILE = re.compile(rf"#\s*sparkcheck\s*:\s*noqa(?:\s*:\s*{_PY_CODES})?", re.I)
 _SQL_NOQA = re.compile(
     r"--\s*noqa(?:\s*:\s*(?:(?P<action>disable|enable)\s*=\s*)?(?P<codes>[A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*))?",
     re.I,

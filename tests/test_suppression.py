@@ -155,3 +155,20 @@ def test_a_code_prefix_in_a_noqa_silences_nothing_and_says_so(tmp_path, run):
     assert (tmp_path / "a.py").read_text().splitlines()[1] == "x = 1  # noqa: E501"
     q = write(tmp_path / "q.sql", "SELECT * FROM a JOIN b ON a.id = b.id; -- noqa: SPK5\n")
     assert sorted(o.split()[0] for o in concise(run, q)) == ["SPK002", "SPK501"]
+
+
+def test_words_after_the_codes_are_a_reason_not_codes_and_the_fix_keeps_them(tmp_path, run):
+    collect = "spark.table('t').collect()"
+    text = (f"import pyspark\nrows = {collect}  # noqa: SPK101 a lookup table of 12 rows\n"
+            "x = 1  # noqa:SPK102  left from the old job\n"
+            "y = 2  # noqa: SPK101,E501 long line kept\n")
+    path = write(tmp_path / "job.py", text)
+    r = run("check", path, "--no-cache", "--output-format", "concise")
+    assert [l.split(": SPK", 1)[1][:3] for l in r.out.splitlines()[:-2]] == ["002", "002"], r.out  # line 2 used
+    assert "lookup" not in r.out  # the reason is not read as codes
+    assert run("check", path, "--no-cache", "--fix").code == 0
+    assert open(path).read() == (f"import pyspark\nrows = {collect}  # noqa: SPK101 a lookup table of 12 rows\n"
+                                 "x = 1  # left from the old job\ny = 2  # noqa: E501 long line kept\n")
+    sql = write(tmp_path / "q.sql", "SELECT 1 -- noqa: SPK501 kept for the report\n")
+    assert run("check", sql, "--no-cache", "--fix").code == 0
+    assert open(sql).read() == "SELECT 1 -- kept for the report\n"
