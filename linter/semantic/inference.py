@@ -584,6 +584,10 @@ class Inference:
             flags = (flags - _COSTS) | {"on-cache"}
         if method in SHUFFLES:
             flags.add("shuffle")
+        elif method == "limit" and "shuffle" in flags and self._sorts_only(node.func.value):
+            # `sort(...).limit(n)` is a top-k (Spark's TakeOrderedAndProject: each task keeps its n first rows,
+            # n per task are merged): not the full shuffle of a sort, when nothing before the sort shuffled
+            flags.discard("shuffle")
         if method in CACHES:
             flags.add("cached")
         elif method in _UDF_CARRIERS and "udf" not in flags and self._calls_udf(node):
@@ -594,6 +598,18 @@ class Inference:
             bound = self.few_rows(receiver) or bound  # `select("sentiment").distinct()` of a column of few values
         return Value(result.kind, bound, schema, result.node, flags, receiver.why,
                      self.few_after(receiver, method, node))
+
+    def _sorts_only(self, node) -> bool:
+        """Whether ``node`` is a sort (`x.sort(...)`, `x.orderBy(...)`) of a frame whose plan has no shuffle (after
+        its cache, if it has one)."""
+        if node.__class__ is not cst.Call or method_name(node) not in ("sort", "orderBy") or \
+                node.func.__class__ is not cst.Attribute:
+            return False
+        before = self.infer(node.func.value)
+        if before is None or before.kind != DATAFRAME:
+            return False
+        flags = set(before.flags or ())
+        return "cached" in flags and not flags & {"model", "udf"} or not flags & {"shuffle", "model", "udf"}
 
     def _calls_udf(self, node: cst.Call) -> bool:
         """Whether the arguments of a DataFrame method call a Python UDF (`withColumn("s", score_udf("x"))`)."""
