@@ -35,6 +35,9 @@ class NodeEdit:
     before: bool = False
     start_node: object = None  # the span starts at this node instead (a decorator)
     whole_lines: bool = False  # widen to whole lines when only blanks (and a comment) remain on them
+    # ``content``'s lines after the first are indented from the line the span starts on (its leading blanks
+    # put before each; in a tab-indented line each four leading spaces of ``content`` become a tab)
+    from_start_line: bool = False
 
 
 @dataclass(frozen=True)

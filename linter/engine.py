@@ -554,6 +554,14 @@ def _place_edit(edit, spans, text: str) -> Edit:
         start = spans[edit.start_node][0]
     if edit.before:
         return Edit(start, start, edit.content)
+    if edit.from_start_line:
+        line_start = text.rfind("\n", 0, start) + 1
+        line = text[line_start:start]
+        lead = line[:len(line) - len(line.lstrip(" \t"))]
+        first, *rest = edit.content.split("\n")
+        if "\t" in lead:
+            rest = ["\t" * ((len(r) - len(r.lstrip(" "))) // 4) + r.lstrip(" ") for r in rest]
+        return Edit(start, end, "\n".join([first, *(lead + r if r else r for r in rest)]))
     if edit.whole_lines:
         line_start = text.rfind("\n", 0, start) + 1
         line_end = text.find("\n", end)

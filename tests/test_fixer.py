@@ -182,3 +182,17 @@ def test_a_fix_that_would_lose_a_comment_inside_the_code_it_replaces_is_not_offe
     assert fixes == {("SPK103", 3): False, ("SPK303", 6): False, ("SPK103", 8): True}, fixes
     assert run("check", path, "--fix", "--no-cache", "--select", "SPK103,SPK303").code == 1
     assert open(path).read() == text.replace("if df.count() > 0:", "if not df.isEmpty():")
+
+
+@pytest.mark.parametrize("unit", ["    ", "\t"])
+def test_a_merged_withcolumn_chain_is_indented_from_the_line_it_starts_on(tmp_path, run, unit):
+    calls = "".join(f'{unit * 2}.withColumn("{c}", F.col("x"))\n' for c in "bcdef")
+    text = (f'from pyspark.sql import functions as F\ndef f(df):\n{unit}res = (\n{unit * 2}df.withColumn("a", F.col("x"))\n'
+            f'{calls}{unit * 2}.select("a")\n{unit})\n{unit}return res\n')
+    path = write(tmp_path / "job.py", text)
+    r = run("check", path, "--preview", "--select", "SPK401", "--fix", "--unsafe-fixes", "--no-cache")
+    assert r.code == 0, r
+    entries = "".join(f'{unit * 3}"{c}": F.col("x"),\n' for c in "abcdef")
+    assert open(path).read() == (f'from pyspark.sql import functions as F\ndef f(df):\n{unit}res = (\n'
+                                 f'{unit * 2}df.withColumns({{\n{entries}{unit * 2}}})\n{unit * 2}.select("a")\n'
+                                 f'{unit})\n{unit}return res\n')

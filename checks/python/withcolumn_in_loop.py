@@ -1,6 +1,7 @@
 import libcst as cst
 
-from checks.python._fixes import replace, source, statement_and_indent
+from checks.python._fixes import replace, source
+from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from checks.python._udf import walk_expression
 from checks.python._loops import LoopTracker
 from linter.sources.python import child_nodes
@@ -236,7 +237,6 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
                 return None  # reads a column defined earlier in the chain
             defined.add(name)
             entries.append(f"{source(self.ctx, args[0])}: {source(self.ctx, args[1])}")
-        _, indent = statement_and_indent(self.ctx)
-        body = "".join(f"{indent}    {e},\n" for e in entries)
-        content = f"{source(self.ctx, base)}.withColumns({{\n{body}{indent}}})"
-        return replace(node, content, "Merge the chain into one `withColumns`", safe=False)
+        body = "".join(f"    {e},\n" for e in entries)  # indented from the line the chain starts on
+        content = f"{source(self.ctx, base)}.withColumns({{\n{body}}})"
+        return Fix("Merge the chain into one `withColumns`", (NodeEdit(node, content, from_start_line=True),), UNSAFE)
