@@ -48,7 +48,16 @@ class CollectOnUnboundedDataFrame(PythonRule):
     named by the same text or the same constant's item
     (`createOrReplaceTempView(CONFIG["source"])` and `{CONFIG['source']}` in
     the query); another join, a set operation or a generator (`explode`)
-    is not bounded by it. A limit on one branch only (`if debug: df =
+    is not bounded by it. A notebook of a series in one folder may read a
+    table another file of that folder wrote from a small frame (`3-train`
+    loading `Tables/df_clean`, which `2-explore` wrote with
+    `spark.createDataFrame(pandas_df)...save("Tables/df_clean")`; a Fabric
+    workspace's `NAME.Notebook/notebook-content.py` folders alike): its rows
+    are bounded when every file there that writes the table wrote it, each
+    time, from a frame proven small, and none of them appends to it, writes
+    under a condition or runs SQL or writes whose name it cannot spell
+    (linter/neighbours.py); `lakehouse.table` reads `Tables/table` back. Those
+    files are part of the reading file's cache key. A limit on one branch only (`if debug: df =
     df.limit(100)`, then `df.collect()` after the `if`) is no bound: on the
     other way through every row is collected, and the message says so; a
     collect inside that branch, or after an `if`/`else` that limits on

@@ -52,8 +52,10 @@ class Semantic(Evidence, Scopes, Inference, FewValues, ShippedFiles):
 
     def __init__(self, dataframe_functions: frozenset = frozenset(), text: str | None = None,
                  project_constants: dict | None = None, package_callers: dict | None = None,
-                 small_tables: tuple = (), bundled_source: tuple | None = None):
+                 small_tables: tuple = (), bundled_source: tuple | None = None, neighbours: bool = True):
         Scopes.__init__(self, dataframe_functions, text)
+        # the tables the files beside it write from small frames (linter/neighbours.py): not for a neighbour itself
+        self.neighbours = neighbours and bundled_source is not None
         self.small_tables = tuple(small_tables)  # the project's `small-tables` patterns (bounds.declared_small)
         self.bundled_source = bundled_source  # (path, document text): the sample files it may read (paths.py)
         self.project_constants = project_constants or {}  # `pkg.constants.NAME` -> text (linter/project.py)

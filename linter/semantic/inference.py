@@ -14,6 +14,7 @@ from linter.semantic.api import (
 )
 from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, declared_small, source_bound, sql_bound
 from linter.semantic.templates import template_parts
+from linter.neighbours import neighbour_bound, written_spellings
 from linter.semantic.scopes import _written_key
 from linter.semantic.evidence import is_foreign
 from linter.sources.python import child_nodes
@@ -164,16 +165,21 @@ class Inference:
         known."""
         if target is None:
             return None
-        key = _written_key(target)
+        spellings = written_spellings(_written_key(target))
+        tainted = self.written_small["\0tainted"]
+        # (None: a write the file cannot name, or SQL that may write anything, came first)
+        unsure = None in tainted or any(spelling in tainted for spelling in spellings)
         if len(self.written_small) > 1:  # (the one entry is the set of tainted targets)
-            tainted = self.written_small["\0tainted"]
-            if None in tainted or key in tainted or ("Tables/" + key) in tainted:
-                return None  # (None: a write the file cannot name, or SQL that may write anything, came first)
-            bound = self.written_small.get(key, self.written_small.get("Tables/" + key))
-            if bound is not None:
-                return None if bound == UNBOUNDED else bound
+            if unsure:
+                return None
+            for spelling in spellings:
+                bound = self.written_small.get(spelling)
+                if bound is not None:
+                    return None if bound == UNBOUNDED else bound
         if self.small_tables and declared_small(target, self.small_tables):
             return BOUNDED
+        if self.neighbours and not unsure:
+            return neighbour_bound(self.bundled_source[0], spellings)
         return None
 
     def target_key(self, node) -> Optional[str]:
@@ -379,7 +385,7 @@ class Inference:
             return Value(DATAFRAME, UNBOUNDED, node=node)  # unknown SQL: nothing bounds it
         flags = {"shuffle"} if _SQL_SHUFFLE.search(text) else None
         bound = sql_bound(text)
-        if bound == UNBOUNDED and (len(self.written_small) > 1 or self.small_tables):
+        if bound == UNBOUNDED and (len(self.written_small) > 1 or self.small_tables or self.neighbours):
             bound = self._sql_over_written(arg) or bound
         return Value(DATAFRAME, bound, node=node, flags=flags)
 

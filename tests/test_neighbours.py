@@ -1,0 +1,101 @@
+"""Tables a file's neighbours write from small frames (linter/neighbours.py): a notebook series in one folder."""
+
+import json
+
+from conftest import codes_and_rows
+
+HEAD = "from pyspark.sql import SparkSession\nimport pandas as pd\n\nspark = SparkSession.builder.getOrCreate()\n"
+
+CLEANSE = HEAD + """\
+df = pd.read_csv("/lakehouse/default/Files/churn.csv")
+df_clean = df.dropna()
+table_name = "df_clean"
+spark.createDataFrame(df_clean).write.mode("overwrite").format("delta").save(f"Tables/{table_name}")
+"""
+
+TRAIN = HEAD + """\
+df_clean = spark.read.format("delta").load("Tables/df_clean").toPandas()
+again = spark.sql("SELECT * FROM churn_lakehouse.df_clean").toPandas()
+raw = spark.read.format("delta").load("Tables/nyctaxi_raw").toPandas()
+"""
+
+
+def _notebook(*cells: str) -> str:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                       "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                                  "source": cell.splitlines(keepends=True)} for cell in cells]})
+
+
+def _found(run, path, *args):
+    return codes_and_rows(run, path, "SPK102", *args)
+
+
+def test_a_table_a_neighbour_wrote_from_pandas_reads_back_small(tmp_path, run):
+    (tmp_path / "2-explore-cleanse.py").write_text(CLEANSE)
+    train = tmp_path / "3-train.py"
+    train.write_text(TRAIN)
+    # the lakehouse-qualified SQL read too; the table no neighbour writes is still reported
+    assert _found(run, train, "--no-cache") == [("SPK102", 7)]
+
+
+def test_notebooks_vouch_for_each_other(tmp_path, run):
+    (tmp_path / "2-explore-cleanse.ipynb").write_text(_notebook(HEAD, CLEANSE[len(HEAD):]))
+    train = tmp_path / "3-train.ipynb"
+    train.write_text(_notebook(HEAD, TRAIN[len(HEAD):]))
+    found = json.loads(run("check", train, "--select", "SPK102", "--output-format", "json", "--no-cache").out)
+    assert [(f["cell"], f["location"]["row"]) for f in found] == [(2, 3)]
+
+
+def test_a_fabric_workspace_in_git_has_a_folder_per_notebook(tmp_path, run):
+    for name, text in (("01 - Explore", CLEANSE), ("02 - Train", TRAIN)):
+        (tmp_path / f"{name}.Notebook").mkdir()
+        (tmp_path / f"{name}.Notebook" / "notebook-content.py").write_text(text)
+    assert _found(run, tmp_path / "02 - Train.Notebook" / "notebook-content.py", "--no-cache") == [("SPK102", 7)]
+
+
+def test_a_neighbour_that_may_have_written_more_vouches_for_nothing(tmp_path, run):
+    train = tmp_path / "3-train.py"
+    train.write_text(TRAIN)
+    writer = tmp_path / "2-explore-cleanse.py"
+    everything = [("SPK102", 5), ("SPK102", 6), ("SPK102", 7)]
+    for changed in (
+        CLEANSE.replace('mode("overwrite")', 'mode("append")'),  # an append adds to what was there
+        CLEANSE.replace("spark.createDataFrame(df_clean)", 'spark.read.parquet("s3://lake/churn/")'),
+        CLEANSE + 'spark.sql(f"INSERT INTO {table_name} SELECT * FROM lake.churn")\n',  # SQL that writes
+        CLEANSE + "spark.createDataFrame(df_clean).write.mode('overwrite').saveAsTable(name_from_config)\n",
+        CLEANSE.replace("spark.createDataFrame", "if df_clean.size:\n    spark.createDataFrame"),  # maybe
+        CLEANSE + "print 'not Python 3'\n",  # a file the model cannot read
+    ):
+        writer.write_text(changed)
+        assert _found(run, train, "--no-cache") == everything, changed
+
+
+def test_only_the_files_of_the_same_folder_are_neighbours(tmp_path, run):
+    (tmp_path / "prep").mkdir()
+    (tmp_path / "prep" / "2-explore-cleanse.py").write_text(CLEANSE)
+    (tmp_path / "train").mkdir()
+    train = tmp_path / "train" / "3-train.py"
+    train.write_text(TRAIN)
+    assert _found(run, train, "--no-cache") == [("SPK102", 5), ("SPK102", 6), ("SPK102", 7)]
+
+
+def test_the_cache_rechecks_a_file_whose_neighbour_changed(tmp_path, run):
+    writer = tmp_path / "2-explore-cleanse.py"
+    writer.write_text(CLEANSE)
+    train = tmp_path / "3-train.py"
+    train.write_text(TRAIN)
+    cache = tmp_path / ".cache"
+    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 7)]
+    writer.write_text(CLEANSE.replace('mode("overwrite")', 'mode("append")'))
+    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 5), ("SPK102", 6), ("SPK102", 7)]
+    writer.unlink()
+    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 5), ("SPK102", 6), ("SPK102", 7)]
+    writer.write_text(CLEANSE)
+    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 7)]
+
+
+def test_a_database_qualified_read_of_the_files_own_lakehouse_table(tmp_path, run):
+    job = tmp_path / "job.py"
+    job.write_text(CLEANSE + 'small = spark.table("churn_lakehouse.df_clean").toPandas()\n'
+                   'other = spark.table("churn_lakehouse.orders").toPandas()\n')
+    assert _found(run, job, "--no-cache") == [("SPK102", 10)]
