@@ -26,6 +26,46 @@ def _calls_in(node, names) -> bool:
     return False
 
 
+def _assigned_before_in(body, target: str, call) -> bool:
+    """Whether a statement of the loop's own body before the one holding ``call`` binds ``target`` to
+    something not made from itself."""
+    for statement in getattr(body, "body", ()):
+        if _holds(statement, call):
+            return False
+        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == target
+                    and _root_name(small.value) != target):
+                return True
+    return False
+
+
+def _counted(loop: cst.While) -> bool:
+    """A `while` whose test compares a name the body steps (`while i < n: ... i += 1`)."""
+    test = loop.test
+    if not isinstance(test, cst.Comparison):
+        return False
+    names = {n.value for n in (test.left, *(c.comparator for c in test.comparisons)) if isinstance(n, cst.Name)}
+    stack = [loop.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.AugAssign) and isinstance(current.target, cst.Name) \
+                and current.target.value in names and isinstance(current.operator, (cst.AddAssign, cst.SubtractAssign)):
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _holds(node, inner) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current is inner:
+            return True
+        stack.extend(current.children)
+    return False
+
+
 def _root_name(node):
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         node = node.func.value
@@ -41,6 +81,14 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
       unless the loop cuts the lineage (`checkpoint()`, `localCheckpoint()`)
       or is a `for` over a short literal list (a chain of joins written as a
       loop);
+    - in a `while` loop, a DataFrame rebuilt from itself by any transformation
+      (`df = df.filter(...)`, `withColumn`, `union`), unless the loop cuts
+      the lineage or counts its rounds (`while depth > 1: ... depth -= 1`, a
+      `for` loop in disguise): a `for` loop's rounds are as many as its items
+      (over columns, SPK401's case), a `while` loop's as many as its
+      condition takes, which the code does not bound; a round that starts
+      from a fresh frame (`df = spark.table(t)`, then `df = df.filter(...)`)
+      grows nothing;
     - `cache()` / `persist()` of a DataFrame when nothing in the loop calls
       `unpersist()`. A `persist()` of what nothing else identifies
       (`df = model_step(df).persist()`) counts in a file that imports
@@ -55,6 +103,11 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
     per iteration: the plan every later action analyses and runs grows
     without bound, and analysis alone takes minutes, or ends in a
     `StackOverflowError`, after a few dozen rounds.
+
+    A `while` loop that refines a DataFrame until a condition holds (an
+    iterative algorithm) adds a step to its plan each round: Catalyst merges
+    consecutive filters when it optimises, but each round analyses the whole
+    plan again, and a few thousand rounds overflow the stack.
 
     A `cache()` in a loop caches a new plan each iteration (the cache is
     keyed by the plan), and without `unpersist()` every iteration's data
@@ -90,11 +143,13 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
 
     code = "SPK419"
     name = "join-or-cache-in-loop"
-    summary = "a join that grows one plan, or a cache never released, on every iteration of a loop"
-    default_reason = ("a join per round grows one plan until analysis takes minutes or overflows the "
-                      "stack, and a cache never unpersisted keeps every round's data in executor memory")
+    summary = ("a join, or a `while` loop's rebuilt frame, that grows one plan on every iteration, or a cache "
+               "never released")
+    default_reason = ("a join per round (or any step per round of a `while` loop) grows one plan until analysis "
+                      "takes minutes or overflows the stack, and a cache never unpersisted keeps every round's data "
+                      "in executor memory")
     skip_in_tests = True
-    triggers = ("join", "cache", "persist")
+    triggers = ("join", "cache", "persist", "while")
     doc_setup = 'edges = spark.table("edges")\ndepth = 10\n'
 
     invalid = (
@@ -108,6 +163,11 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
                 "    batch.write.parquet('s3://x/' + day)\n    batch.groupBy('k').count().show()\n"),
         Invalid(_SETUP + "def expand(df, steps):\n    for s in steps:\n        df = df.join(edges, 'src', 'left')\n"
                 "    return df\n"),
+        # a convergence loop refining a frame that comes from elsewhere (a Column argument makes it a DataFrame)
+        Invalid("from pyspark.sql import functions as F\nwhile condition:\n"
+                "    df = df.filter(F.col('status') != 'done')\n"),
+        Invalid(_SETUP + "frontier = edges\nwhile frontier.count() > 0:\n"
+                "    frontier = frontier.filter(F.col('depth') < 10).withColumn('depth', F.col('depth') + 1)\n"),
         Invalid(_SETUP + "def train(df, model_transform):\n    for epoch in range(100):\n"
                 "        df = model_transform(df).persist()\n    return df\n"),
     )
@@ -124,6 +184,12 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         Valid(_SETUP + "for sep in [',', ';']:\n    line = sep.join(['a', 'b'])\n"),
         Valid(_SETUP + "import dask.dataframe as dd\nfor step in steps:\n    frame = step(frame).persist()\n"),
         Valid(_SETUP + "for epoch in range(10):\n    ds = make_dataset(epoch).cache()\n"),
+        # a counted `while` (as many rounds as the nesting is deep), a cut lineage, a fresh frame each round
+        Valid(_SETUP + "depth = 3\nwhile depth > 1:\n    edges = edges.withColumn('a', F.flatten('a'))\n    depth -= 1\n"),
+        Valid(_SETUP + "while edges.count() > 0:\n    edges = edges.filter(F.col('w') > 1).localCheckpoint()\n"),
+        Valid(_SETUP + "while pending:\n    batch = spark.table(pending.pop())\n"
+              "    batch = batch.filter(F.col('ok'))\n    batch.write.saveAsTable('out')\n"),
+        Valid(_SETUP + "while line:\n    line = line.strip()\n"),
         Valid(_SETUP + "class Checkpointer:\n    def persist(self):\n        print('saved')\n\n"
               "ckpt = Checkpointer()\nfor epoch in range(10):\n    ckpt.persist()\n"),
     )
@@ -138,6 +204,8 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         while isinstance(join, cst.Call) and isinstance(join.func, cst.Attribute) and method_name(join) != "join":
             join = join.func.value
         if not (isinstance(join, cst.Call) and method_name(join) == "join") or _root_name(join) != target:
+            if isinstance(loop, cst.While):
+                self._rebuilt_in_while(loop, target, call)
             return
         other = join.args[0].value if join.args and join.args[0].keyword is None else None
         if not (self.ctx.semantic.is_dataframe(join.func.value) or other is not None and self.ctx.semantic.is_dataframe(other)):
@@ -155,6 +223,29 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
             help=f"cut the lineage every few iterations (`{target} = {target}.localCheckpoint()`, or `checkpoint()` "
             "with a checkpoint directory), or build the inputs first and join once",
             start=join.func.attr,
+        )
+
+    def _rebuilt_in_while(self, loop: cst.While, target: str, call) -> None:
+        """`df = df.filter(...)` in a `while` loop: the plan gains a step per round, for as many rounds as the
+        condition takes, which nothing in the code bounds (a `for` over columns has as many rounds as
+        columns: SPK401's case)."""
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)) or _root_name(call) != target:
+            return
+        if method_name(call) in _CUTS or not self.ctx.semantic.is_dataframe(call) or _calls_in(loop, _CUTS):
+            return
+        if _assigned_before_in(loop.body, target, call):
+            return  # the round starts from a fresh frame (`df = spark.table(t)` ... `df = df.filter(...)`)
+        if _counted(loop):
+            return  # `while depth > 1: ...; depth -= 1`: a `for` loop written as a `while`, as many rounds as counted
+        self.ctx.report(
+            self,
+            call,
+            f"`{target} = {target}.{method_name(call)}(...)` in a `while` loop adds to the same plan on every "
+            "round, for as many rounds as the loop runs: analysis grows with each one, until a "
+            "`StackOverflowError`",
+            help=f"cut the lineage every few rounds (`{target} = {target}.localCheckpoint()`, or `checkpoint()` "
+            "with a checkpoint directory)",
+            start=call.func.attr,
         )
 
     def visit_Call(self, node: cst.Call) -> None:
