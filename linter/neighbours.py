@@ -10,12 +10,12 @@ so `3-train`'s `toPandas()` is not a driver overflow: the rows were on a driver 
 Which neighbours: the files of the reading file's own folder (not below, not above) read as Python (`.py`,
 `.ipynb`, Databricks and Fabric source notebooks; for a Fabric workspace in git, where each notebook is a
 folder `NAME.Notebook/notebook-content.py`, the other `*.Notebook` folders' contents) whose text names `createDataFrame` and a write call
-(`save`, `saveAsTable`); of those, only the ones whose text also names the table are read (parsed once per
+(`save`, `saveAsTable`), or sempy's `to_lakehouse_table` (a pandas frame saved as a lakehouse table); of those, only the ones whose text also names the table are read (parsed once per
 run and content, walked by the model alone, no rule). What such a file holds in the table at its end is
 what the reading file gets. Every neighbour that writes the table must have written it, each time, from a
 frame proven small (an append, a write in a loop or under a condition, a frame not proven small make it
 unknown), and a neighbour that writes a table or runs SQL whose name it cannot spell vouches for nothing,
-as in one file. The neighbours' own reads of other neighbours' tables are not followed (one step only).
+as in one file, nor does one with a cell that does not parse and names the table. The neighbours' own reads of other neighbours' tables are not followed (one step only).
 
 The neighbours' bytes are part of the reading file's cache key (``fingerprint``): editing `2-explore`
 re-checks `3-train`.
@@ -31,6 +31,7 @@ _SUFFIXES = (".py", ".ipynb")
 _LARGEST = 4_000_000  # bytes: a neighbour larger than this is not read (generated code, a notebook of outputs)
 _MOST = 200  # files in a folder: a folder larger than this is a package, not a notebook series
 _TAINTED = "\0tainted"
+_UNREAD = "\0unread"  # the texts of a neighbour's cells that do not parse
 _FABRIC_CONTENT = "notebook-content.py"
 UNBOUNDED = "unbounded"  # (linter.semantic.values: not imported here, the cache key needs no libcst)
 BOUNDED = "bounded"
@@ -64,7 +65,7 @@ def _writers(folder: str, fabric: bool) -> tuple:
                 data = f.read()
         except OSError:
             continue
-        if b"createDataFrame" in data and (b"save" in data or b"saveAsTable" in data):
+        if b"createDataFrame" in data and b"save" in data or b"to_lakehouse_table" in data:
             found.append((file, data))
     return tuple(found)
 
@@ -108,7 +109,7 @@ def neighbour_bound(path: str, spellings: tuple):
         written = _written(neighbour, data)
         if written is None:
             return None  # it writes or runs something it cannot name: it may have written this table too
-        if any(spelling in written[_TAINTED] for spelling in spellings):
+        if any(spelling in written[_TAINTED] for spelling in spellings) or any(tail in t for t in written[_UNREAD]):
             return None
         bound = next((written[s] for s in spellings if s in written), None)
         if bound is None:
@@ -135,10 +136,11 @@ def _written(path: str, data: bytes):
         document = load_document(path, data)
     except SourceError:
         return None
-    result: dict = {_TAINTED: set()}
+    result: dict = {_TAINTED: set(), _UNREAD: []}
     for unit in document.units:
         if unit.error is not None:
-            return None  # a cell it cannot read may write anything
+            result[_UNREAD].append(unit.text.lower().encode())  # a cell it cannot read may write what it names
+            continue
         if unit.kind != PYTHON:
             if unit.kind == SQL and may_write(unit.text):
                 return None  # a `%%sql` cell that inserts, creates or merges

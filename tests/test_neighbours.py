@@ -99,3 +99,27 @@ def test_a_database_qualified_read_of_the_files_own_lakehouse_table(tmp_path, ru
     job.write_text(CLEANSE + 'small = spark.table("churn_lakehouse.df_clean").toPandas()\n'
                    'other = spark.table("churn_lakehouse.orders").toPandas()\n')
     assert _found(run, job, "--no-cache") == [("SPK102", 10)]
+
+
+def test_a_cell_that_does_not_parse_vouches_for_nothing_only_when_it_names_the_table(tmp_path, run):
+    train = tmp_path / "3-train.ipynb"
+    train.write_text(_notebook(HEAD, TRAIN[len(HEAD):]))
+    writer = tmp_path / "2-explore-cleanse.ipynb"
+    writer.write_text(_notebook(HEAD, CLEANSE[len(HEAD):], "answer = ____ ?"))  # an exercise's blank
+    found = json.loads(run("check", train, "--select", "SPK102", "--output-format", "json", "--no-cache").out)
+    assert [(f["cell"], f["location"]["row"]) for f in found] == [(2, 3)]
+    writer.write_text(_notebook(HEAD, CLEANSE[len(HEAD):], "spark.sql(f'INSERT INTO df_clean {____}') ?"))
+    found = json.loads(run("check", train, "--select", "SPK102", "--output-format", "json", "--no-cache").out)
+    assert [(f["cell"], f["location"]["row"]) for f in found] == [(2, 1), (2, 2), (2, 3)]
+
+
+def test_a_semantic_link_frame_saved_as_a_lakehouse_table_is_the_drivers_rows(tmp_path, run):
+    (tmp_path / "2-semantic-link.py").write_text(
+        "import sempy.fabric as fabric\n\n"
+        'df_churn = fabric.read_table("Customer Churn", "customers")\n'
+        'df_churn.to_lakehouse_table("ChurnFromSemanticLink", mode="overwrite")\n'
+        'fabric.read_table("Customer Churn", "orders").to_lakehouse_table("orders_all", mode="append")\n')
+    eda = tmp_path / "3-eda.py"
+    eda.write_text(HEAD + 'df = spark.sql("SELECT * FROM FC_Workshop.churnfromsemanticlink").toPandas()\n'
+                   'orders = spark.table("orders_all").toPandas()\n')
+    assert _found(run, eda, "--no-cache") == [("SPK102", 6)]  # an append adds to rows nothing shows

@@ -51,7 +51,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
     is not bounded by it. A notebook of a series in one folder may read a
     table another file of that folder wrote from a small frame (`3-train`
     loading `Tables/df_clean`, which `2-explore` wrote with
-    `spark.createDataFrame(pandas_df)...save("Tables/df_clean")`; a Fabric
+    `spark.createDataFrame(pandas_df)...save("Tables/df_clean")`, or with
+    sempy's `to_lakehouse_table`, a pandas frame saved as a table; a Fabric
     workspace's `NAME.Notebook/notebook-content.py` folders alike): its rows
     are bounded when every file there that writes the table wrote it, each
     time, from a frame proven small, and none of them appends to it, writes

@@ -94,6 +94,10 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
         Valid(_SETUP + 'small = spark.createDataFrame([(1, 2.5)], ["id", "price"])\n'
               'small.write.format("delta").mode("overwrite").save("Tables/practiceData")\n'
               'pdf = spark.read.table("practicedata").toPandas()\n'),
+        # sempy's FabricDataFrame (pandas, on the driver) saved as a lakehouse table, read back by its lakehouse
+        Valid(_SETUP + 'import sempy.fabric as fabric\n\n'
+              'fabric.read_table("Churn", "customers").to_lakehouse_table("churn_customers", mode="overwrite")\n'
+              'pdf = spark.sql("SELECT * FROM my_lakehouse.churn_customers").toPandas()\n'),
         # a UDF of three literals: four groups at most (null counted), whatever the table holds
         Valid(_SETUP + 'from pyspark.sql.functions import udf\nfrom pyspark.sql.types import StringType\n\n'
               'def sentiment(text):\n    polarity = score(text)\n    if polarity > 0:\n        return "Positive"\n'

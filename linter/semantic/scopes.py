@@ -10,7 +10,7 @@ from typing import Optional
 import libcst as cst
 
 from linter.semantic.api import DLT_DATASETS, SESSION_ATTRIBUTES
-from linter.semantic.bounds import UNBOUNDED, may_write
+from linter.semantic.bounds import BOUNDED, UNBOUNDED, may_write
 from linter.semantic.function_names import STAR_EXPORTS
 from linter.semantic.values import (
     CLASS, CONTEXT, DATAFRAME, DATAFRAMES, FUNCTION, FUNCTIONS, IMPORT, INSTANCE, RDD, SESSION, UDF, WRITER,
@@ -713,6 +713,15 @@ class Scopes:
                 if text is None or may_write(text):
                     self._forget_written()  # it may write or define any table or view
             return
+        if method == "to_lakehouse_table":
+            # sempy's FabricDataFrame, a pandas frame on the driver, saved as a table of the default lakehouse:
+            # as many rows as the driver held (Spark's DataFrame has no such method)
+            args = positional_args(call)
+            mode = keyword_arg(call, "mode") or (args[1] if len(args) > 1 else None)
+            replaces = mode is None or (literal_string(mode) or "").lower() in ("overwrite", "error", "errorifexists")
+            self._record_written(args[0] if args else keyword_arg(call, "name"),
+                                 Value(DATAFRAME, BOUNDED) if replaces else None, "Tables/")
+            return
         if method not in _WRITE_TERMINALS:
             return
         writer = self.infer(call.func.value)
@@ -736,14 +745,15 @@ class Scopes:
         self.written_small.clear()
         self.written_small[_TAINTED] = tainted | {None}  # None: every name is tainted from now on
 
-    def _record_written(self, target, frame: Optional[Value]) -> None:
-        """What a table, path or view named by ``target`` holds from now on: the frame's bound when the write
-        surely happens and the frame is proven small, else UNBOUNDED (a later read must not take an earlier small
-        write's bound); every record is forgotten when the name cannot be spelled."""
+    def _record_written(self, target, frame: Optional[Value], prefix: str = "") -> None:
+        """What a table, path or view named by ``target`` (after ``prefix``) holds from now on: the frame's bound
+        when the write surely happens and the frame is proven small, else UNBOUNDED (a later read must not take
+        an earlier small write's bound); every record is forgotten when the name cannot be spelled."""
         key = self.target_key(target) if target is not None else None
         if key is None:
             self._forget_written()
             return
+        key = prefix + key
         sure = not self.in_loop and not self.scopes[-1].cond
         small = sure and frame is not None and frame.kind == DATAFRAME and frame.bound not in (None, UNBOUNDED)
         key = _written_key(key)
