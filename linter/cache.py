@@ -87,10 +87,10 @@ class Cache:
 
             h.update(b"\0data\0" + fingerprint(path, data.decode("utf-8", "replace")).encode())
         if spark:
-            # the files beside it that may write a table it reads from small frames (linter/neighbours.py)
+            # a notebook: the files beside it that may write a table it reads from small frames (linter/neighbours.py)
             from linter import neighbours
 
-            h.update(b"\0neighbours\0" + neighbours.fingerprint(path).encode())
+            h.update(b"\0neighbours\0" + neighbours.fingerprint(path, data).encode())
         return h.hexdigest()
 
     # -- reading ---------------------------------------------------------------------------------------

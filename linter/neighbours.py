@@ -1,24 +1,30 @@
-"""Tables a file's neighbours write from rows the driver held: a notebook series that passes small data on.
+"""Tables a notebook's neighbours write from rows the driver held: a notebook series that passes small data on.
 
 A series of notebooks in one folder (Fabric's and Databricks' tutorials: `1-ingest`, `2-explore`,
 `3-train`) hands its data on through tables: `2-explore` turns a cleaned pandas frame back into Spark,
 `spark.createDataFrame(df_clean).write.mode("overwrite").save("Tables/df_clean")`, and `3-train` reads
 `Tables/df_clean` and calls `toPandas()`. In one file the model already knows that a table it wrote from a
-frame proven small reads back as small (Scopes._write); here the same holds across the files of one folder,
-so `3-train`'s `toPandas()` is not a driver overflow: the rows were on a driver a notebook ago.
+frame proven small reads back as small (Scopes._write); here the same holds for a notebook (`.ipynb`, a
+Databricks or Fabric source notebook) and the files of its folder, so `3-train`'s `toPandas()` is not a
+driver overflow: the rows were on a driver a notebook ago. A Python module is not a notebook of a series
+and takes nothing from its folder (a package's folder changes too often to re-check every file on each edit).
 
-Which neighbours: the files of the reading file's own folder (not below, not above) read as Python (`.py`,
-`.ipynb`, Databricks and Fabric source notebooks; for a Fabric workspace in git, where each notebook is a
-folder `NAME.Notebook/notebook-content.py`, the other `*.Notebook` folders' contents) whose text names `createDataFrame` and a write call
-(`save`, `saveAsTable`), or sempy's `to_lakehouse_table` (a pandas frame saved as a lakehouse table); of those, only the ones whose text also names the table are read (parsed once per
-run and content, walked by the model alone, no rule). What such a file holds in the table at its end is
-what the reading file gets. Every neighbour that writes the table must have written it, each time, from a
-frame proven small (an append, a write in a loop or under a condition, a frame not proven small make it
-unknown), and a neighbour that writes a table or runs SQL whose name it cannot spell vouches for nothing,
-as in one file, nor does one with a cell that does not parse and names the table. The neighbours' own reads of other neighbours' tables are not followed (one step only).
+Which files: those of the notebook's own folder (not below, not above) read as Python (`.py`, `.ipynb`; for
+a Fabric workspace in git, where each notebook is a folder `NAME.Notebook/notebook-content.py`, the other
+`*.Notebook` folders' contents), the notebook itself included, that could write a table (their text names
+`.write`, `sql`, `save`, `insertInto` or sempy's `to_lakehouse_table`). Of those, the ones whose text names
+the table are read: parsed once per content, walked by the model alone, no rule. What such a file holds
+in the table at its end is what the table holds when the notebook runs (the notebook's own later write
+counts: a rerun reads what the last run left). Every file that writes the table must have written it, each
+time, from a frame proven small (an append, a write in a loop or under a condition, a frame not proven
+small make it unknown); one that writes a table or runs SQL whose name it cannot spell vouches for nothing,
+as in one file, nor does one with a cell that does not parse and names the table, nor a file too large to
+read (over 2 MB) or a folder of more than 200 files. Reads of other files' tables inside a neighbour are not
+followed (one step only).
 
-The neighbours' bytes are part of the reading file's cache key (``fingerprint``): editing `2-explore`
-re-checks `3-train`.
+Cache: the neighbours' bytes and the sizes of the sample files they read (linter/datafiles.py) are part of
+the notebook's cache key (``fingerprint``): editing `2-explore`, or the CSV it reads, re-checks `3-train`.
+Each folder is listed, and each file read and hashed, once per run; a file's tables are kept by its digest.
 """
 
 from __future__ import annotations
@@ -28,61 +34,93 @@ import hashlib
 import os
 
 _SUFFIXES = (".py", ".ipynb")
-_LARGEST = 4_000_000  # bytes: a neighbour larger than this is not read (generated code, a notebook of outputs)
+_LARGEST = 2_000_000  # bytes: a neighbour larger than this is not read (generated code, a notebook of outputs)
 _MOST = 200  # files in a folder: a folder larger than this is a package, not a notebook series
+_WRITES = (b".write", b"sql", b"save", b"insertInto", b"to_lakehouse_table")
 _TAINTED = "\0tainted"
 _UNREAD = "\0unread"  # the texts of a neighbour's cells that do not parse
 _FABRIC_CONTENT = "notebook-content.py"
+_HEADERS = (b"# Databricks notebook source", b"# Fabric notebook source")
 UNBOUNDED = "unbounded"  # (linter.semantic.values: not imported here, the cache key needs no libcst)
 BOUNDED = "bounded"
+_KEPT = 2048  # files' tables kept by digest and sample sizes, across runs (never stale)
+_tables: dict = {}
 
 
 def forget() -> None:
-    """Read the folders afresh (a run starts: files may have changed since the last one in this process)."""
-    _writers.cache_clear()
+    """List the folders afresh (a run starts: files may have changed since the last one in this process)."""
+    _files.cache_clear()
+    _folder_fingerprint.cache_clear()
+    _folder_bounds.cache_clear()
 
 
-@functools.lru_cache(maxsize=256)
-def _writers(folder: str, fabric: bool) -> tuple:
-    """((path, bytes), ...) of the folder's files that may write a table from a frame they made; ``fabric``:
-    the `notebook-content.py` of each of its `*.Notebook` folders (a Fabric workspace as git holds it)."""
+def is_notebook(path: str, data: bytes) -> bool:
+    """A notebook, by name or first line: the files that take tables from their folder."""
+    return path.lower().endswith(".ipynb") or data.lstrip(b"\xef\xbb\xbf").startswith(_HEADERS)
+
+
+@functools.lru_cache(maxsize=32)
+def _files(folder: str, fabric: bool):
+    """((path, bytes or None, the bytes in lower case, digest), ...) of the folder's files that could write a
+    table (bytes None: too large to read), or None for a folder too large to be a notebook series. ``fabric``: the
+    `notebook-content.py` of each of its `*.Notebook` folders (a Fabric workspace as git holds it)."""
     try:
         with os.scandir(folder) as entries:
             if fabric:
-                files = [os.path.join(e.path, _FABRIC_CONTENT) for e in entries if e.name.endswith(".Notebook")]
+                paths = [os.path.join(e.path, _FABRIC_CONTENT) for e in entries if e.name.endswith(".Notebook")]
             else:
-                files = [e.path for e in entries if e.name.endswith(_SUFFIXES) and not e.name.startswith(".")]
+                paths = [e.path for e in entries if e.name.endswith(_SUFFIXES) and not e.name.startswith(".")]
     except OSError:
         return ()
-    if len(files) > _MOST:
-        return ()
+    if len(paths) > _MOST:
+        return None
     found = []
-    for file in sorted(files):
+    for path in sorted(paths):
         try:
-            if not os.path.isfile(file) or os.path.getsize(file) > _LARGEST:
+            st = os.stat(path)
+            if not os.path.isfile(path):
                 continue
-            with open(file, "rb") as f:
+            if st.st_size > _LARGEST:
+                found.append((path, None, None, f"{st.st_size}:{st.st_mtime_ns}"))
+                continue
+            with open(path, "rb") as f:
                 data = f.read()
         except OSError:
             continue
-        if b"createDataFrame" in data and b"save" in data or b"to_lakehouse_table" in data:
-            found.append((file, data))
+        if any(token in data for token in _WRITES):
+            found.append((path, data, data.lower(), hashlib.blake2b(data, digest_size=16).hexdigest()))
     return tuple(found)
 
 
-def _neighbours(path: str) -> tuple:
-    here = os.path.abspath(path)
-    folder = os.path.dirname(here)
-    if os.path.basename(here) == _FABRIC_CONTENT and folder.endswith(".Notebook"):
-        return tuple(w for w in _writers(os.path.dirname(folder), True) if w[0] != here)
-    return tuple(w for w in _writers(folder, False) if w[0] != here)
+def _folder(path: str) -> tuple:
+    """(the folder whose files are the neighbours, whether it is a Fabric workspace's) of a file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(path) == _FABRIC_CONTENT and folder.endswith(".Notebook"):
+        return os.path.dirname(folder), True
+    return folder, False
 
 
-def fingerprint(path: str) -> str:
-    """The neighbours that may vouch for a table, by name and content: part of the cache key."""
-    here = os.path.dirname(os.path.abspath(path))  # (relative: a cache restored in another checkout holds)
-    return "\n".join(f"{os.path.relpath(p, here)}={hashlib.blake2b(data, digest_size=16).hexdigest()}"
-                     for p, data in _neighbours(path))
+def fingerprint(path: str, data: bytes) -> str:
+    """The files that may vouch for a notebook's tables, by name and content, and the sample files they read:
+    part of the cache key ("" for a file that is not a notebook)."""
+    if not is_notebook(path, data):
+        return ""
+    return _folder_fingerprint(*_folder(path))  # (the notebook's own line too: its content is in the key anyway)
+
+
+@functools.lru_cache(maxsize=32)
+def _folder_fingerprint(folder: str, fabric: bool) -> str:
+    files = _files(folder, fabric)
+    if files is None:
+        return "too many files"
+    from linter import datafiles
+
+    lines = []
+    for path, data, _, digest in files:
+        lines.append(f"{path}={digest}")
+        if data is not None:  # (relative paths below: a cache restored in another checkout holds)
+            lines.append(datafiles.fingerprint(path, data.decode("utf-8", "replace")))
+    return "\n".join(line.replace(folder, ".") for line in lines)
 
 
 def written_spellings(key: str) -> tuple:
@@ -95,37 +133,72 @@ def written_spellings(key: str) -> tuple:
     return key, "Tables/" + key
 
 
-def neighbour_bound(path: str, spellings: tuple):
-    """The bound the neighbours of ``path`` wrote the table spelled ``spellings`` with (see
-    ``written_spellings``), or None when none writes it, one wrote it from a frame not proven small, or one
-    cannot vouch for what it wrote."""
-    tail = spellings[-1].rsplit("/", 1)[-1].lower().encode()
-    if not tail:
-        return None
+def neighbour_bound(path: str, text: str, spellings: tuple):
+    """The bound the notebook at ``path`` (holding ``text``) and its neighbours leave the table spelled
+    ``spellings`` with (see ``written_spellings``), or None when none writes it, one wrote it from a frame not
+    proven small, or one cannot vouch for what it wrote."""
+    folder, fabric = _folder(path)
+    here = os.path.abspath(path)
     bounds = []
-    for neighbour, data in _neighbours(path):
-        if tail not in data.lower():
-            continue
-        written = _written(neighbour, data)
-        if written is None:
-            return None  # it writes or runs something it cannot name: it may have written this table too
-        if any(spelling in written[_TAINTED] for spelling in spellings) or any(tail in t for t in written[_UNREAD]):
+    for neighbour, bound in _folder_bounds(folder, fabric, spellings):
+        if neighbour == here:
+            continue  # (its text on disk may be older than the one checked: read last, from ``text``)
+        if bound is False:
             return None
-        bound = next((written[s] for s in spellings if s in written), None)
-        if bound is None:
-            continue  # it names the table, but does not write it
-        if bound == UNBOUNDED:
-            return None
-        bounds.append(bound)
+        if bound is not None:
+            bounds.append(bound)
     if not bounds:
         return None
+    own = text.encode("utf-8", "surrogatepass")
+    tail = _tail(spellings)
+    mine = _bound_in(here, own, own.lower(), hashlib.blake2b(own, digest_size=16).hexdigest(), tail, spellings)
+    if mine is False:
+        return None  # its own later write leaves more rows for the next run to read
+    if mine is not None:
+        bounds.append(mine)
     return BOUNDED if any(b == BOUNDED for b in bounds) else max(bounds)
 
 
-@functools.lru_cache(maxsize=64)
+def _tail(spellings: tuple) -> bytes:
+    return spellings[-1].rsplit("/", 1)[-1].lower().encode()
+
+
+@functools.lru_cache(maxsize=1024)
+def _folder_bounds(folder: str, fabric: bool, spellings: tuple) -> tuple:
+    """((path, bound, None or False), ...): what each file of the folder leaves the table with (once per run
+    and table: every notebook of the folder asks)."""
+    files = _files(folder, fabric)
+    tail = _tail(spellings)
+    if not files or not tail:
+        return (("", False),)  # (no folder to read, or too large a one: nothing vouches)
+    return tuple((path, False if data is None else _bound_in(path, data, lowered, digest, tail, spellings))
+                 for path, data, lowered, digest in files)
+
+
+def _bound_in(path: str, data: bytes, lowered: bytes, digest: str, tail: bytes, spellings: tuple):
+    """The bound one file leaves the table with; None when it does not write it; False when it cannot vouch."""
+    if tail not in lowered:
+        return None
+    from linter import datafiles
+
+    # (the sample files it reads decide what it writes from them: their sizes are part of the key)
+    key = digest + "\0" + datafiles.fingerprint(path, data.decode("utf-8", "replace"))
+    written = _tables.get(key)
+    if written is None:
+        if len(_tables) >= _KEPT:
+            _tables.clear()
+        written = _tables[key] = _written(path, data)
+    if written is False:
+        return False  # it writes or runs something it cannot name: it may have written this table too
+    if any(spelling in written[_TAINTED] for spelling in spellings) or any(tail in t for t in written[_UNREAD]):
+        return False
+    bound = next((written[s] for s in spellings if s in written), None)
+    return False if bound == UNBOUNDED else bound
+
+
 def _written(path: str, data: bytes):
-    """What one neighbour leaves in each table it writes, as Scopes.written_small at the end of its walk, or
-    None when it cannot be read or vouches for nothing."""
+    """What one file leaves in each table it writes, as Scopes.written_small at the end of its walk, or False
+    when it cannot be read or vouches for nothing."""
     from linter.budget import _possible
     from linter.semantic import Semantic
     from linter.semantic.bounds import may_write
@@ -135,7 +208,7 @@ def _written(path: str, data: bytes):
     try:
         document = load_document(path, data)
     except SourceError:
-        return None
+        return False
     result: dict = {_TAINTED: set(), _UNREAD: []}
     for unit in document.units:
         if unit.error is not None:
@@ -143,20 +216,20 @@ def _written(path: str, data: bytes):
             continue
         if unit.kind != PYTHON:
             if unit.kind == SQL and may_write(unit.text):
-                return None  # a `%%sql` cell that inserts, creates or merges
+                return False  # a `%%sql` cell that inserts, creates or merges
             continue
         if _possible(unit.text) is not None:
-            return None  # a chain that could take libcst long: not worth a neighbour's table
+            return False  # a chain that could take libcst long: not worth a neighbour's table
         try:
             module = parse(unit.text)
-            semantic = Semantic(text=unit.text, bundled_source=(path, document.text), neighbours=False)
+            semantic = Semantic(text=unit.text, bundled_source=(path, document.text))
             visit, leave = semantic.hooks()
             walk(module, {k: [v] for k, v in visit.items()}, {k: [v] for k, v in leave.items()}, [])
         except (SourceError, RecursionError):
-            return None  # part of it is not read: it may write anything there
+            return False  # part of it is not read: it may write anything there
         tainted = semantic.written_small[_TAINTED]
         if None in tainted:
-            return None
+            return False
         result[_TAINTED] |= tainted
         for key, bound in semantic.written_small.items():
             if key != _TAINTED:

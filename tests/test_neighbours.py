@@ -13,7 +13,7 @@ table_name = "df_clean"
 spark.createDataFrame(df_clean).write.mode("overwrite").format("delta").save(f"Tables/{table_name}")
 """
 
-TRAIN = HEAD + """\
+TRAIN = "# Databricks notebook source\n" + HEAD + """\
 df_clean = spark.read.format("delta").load("Tables/df_clean").toPandas()
 again = spark.sql("SELECT * FROM churn_lakehouse.df_clean").toPandas()
 raw = spark.read.format("delta").load("Tables/nyctaxi_raw").toPandas()
@@ -35,29 +35,36 @@ def test_a_table_a_neighbour_wrote_from_pandas_reads_back_small(tmp_path, run):
     train = tmp_path / "3-train.py"
     train.write_text(TRAIN)
     # the lakehouse-qualified SQL read too; the table no neighbour writes is still reported
-    assert _found(run, train, "--no-cache") == [("SPK102", 7)]
+    assert _found(run, train, "--no-cache") == [("SPK102", 8)]
+
+
+def test_a_python_module_takes_nothing_from_its_folder(tmp_path, run):
+    (tmp_path / "2-explore-cleanse.py").write_text(CLEANSE)
+    train = tmp_path / "train.py"
+    train.write_text(TRAIN.replace("# Databricks notebook source\n", ""))
+    assert _found(run, train, "--no-cache") == [("SPK102", 5), ("SPK102", 6), ("SPK102", 7)]
 
 
 def test_notebooks_vouch_for_each_other(tmp_path, run):
     (tmp_path / "2-explore-cleanse.ipynb").write_text(_notebook(HEAD, CLEANSE[len(HEAD):]))
     train = tmp_path / "3-train.ipynb"
-    train.write_text(_notebook(HEAD, TRAIN[len(HEAD):]))
+    train.write_text(_notebook(HEAD, TRAIN[len(HEAD) + 29:]))
     found = json.loads(run("check", train, "--select", "SPK102", "--output-format", "json", "--no-cache").out)
     assert [(f["cell"], f["location"]["row"]) for f in found] == [(2, 3)]
 
 
 def test_a_fabric_workspace_in_git_has_a_folder_per_notebook(tmp_path, run):
-    for name, text in (("01 - Explore", CLEANSE), ("02 - Train", TRAIN)):
+    for name, text in (("01 - Explore", CLEANSE), ("02 - Train", TRAIN[29:])):
         (tmp_path / f"{name}.Notebook").mkdir()
-        (tmp_path / f"{name}.Notebook" / "notebook-content.py").write_text(text)
-    assert _found(run, tmp_path / "02 - Train.Notebook" / "notebook-content.py", "--no-cache") == [("SPK102", 7)]
+        (tmp_path / f"{name}.Notebook" / "notebook-content.py").write_text("# Fabric notebook source\n" + text)
+    assert _found(run, tmp_path / "02 - Train.Notebook" / "notebook-content.py", "--no-cache") == [("SPK102", 8)]
 
 
 def test_a_neighbour_that_may_have_written_more_vouches_for_nothing(tmp_path, run):
     train = tmp_path / "3-train.py"
     train.write_text(TRAIN)
     writer = tmp_path / "2-explore-cleanse.py"
-    everything = [("SPK102", 5), ("SPK102", 6), ("SPK102", 7)]
+    everything = [("SPK102", 6), ("SPK102", 7), ("SPK102", 8)]
     for changed in (
         CLEANSE.replace('mode("overwrite")', 'mode("append")'),  # an append adds to what was there
         CLEANSE.replace("spark.createDataFrame(df_clean)", 'spark.read.parquet("s3://lake/churn/")'),
@@ -76,7 +83,7 @@ def test_only_the_files_of_the_same_folder_are_neighbours(tmp_path, run):
     (tmp_path / "train").mkdir()
     train = tmp_path / "train" / "3-train.py"
     train.write_text(TRAIN)
-    assert _found(run, train, "--no-cache") == [("SPK102", 5), ("SPK102", 6), ("SPK102", 7)]
+    assert _found(run, train, "--no-cache") == [("SPK102", 6), ("SPK102", 7), ("SPK102", 8)]
 
 
 def test_the_cache_rechecks_a_file_whose_neighbour_changed(tmp_path, run):
@@ -85,13 +92,46 @@ def test_the_cache_rechecks_a_file_whose_neighbour_changed(tmp_path, run):
     train = tmp_path / "3-train.py"
     train.write_text(TRAIN)
     cache = tmp_path / ".cache"
-    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 7)]
+    everything = [("SPK102", 6), ("SPK102", 7), ("SPK102", 8)]
+    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 8)]
     writer.write_text(CLEANSE.replace('mode("overwrite")', 'mode("append")'))
-    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 5), ("SPK102", 6), ("SPK102", 7)]
+    assert _found(run, train, "--cache-dir", cache) == everything
     writer.unlink()
-    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 5), ("SPK102", 6), ("SPK102", 7)]
+    assert _found(run, train, "--cache-dir", cache) == everything
     writer.write_text(CLEANSE)
-    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 7)]
+    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 8)]
+    # a file that did not write the table starts to, from a big frame
+    (tmp_path / "4-backfill.py").write_text(HEAD + 'spark.read.parquet("s3://lake/churn/").write.mode("overwrite")'
+                                            '.format("delta").save("Tables/df_clean")\n')
+    assert _found(run, train, "--cache-dir", cache) == everything
+
+
+def test_the_cache_rechecks_a_notebook_whose_neighbours_sample_grew(tmp_path, run):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "data").mkdir()
+    sample = tmp_path / "data" / "small.csv"
+    sample.write_text("id,v\n1,2\n")
+    (tmp_path / "2-load.py").write_text(HEAD + 'df = spark.read.option("header", True).csv("data/small.csv")\n'
+                                        'df.write.mode("overwrite").format("delta").save("Tables/df_clean")\n')
+    train = tmp_path / "3-train.py"
+    train.write_text(TRAIN)
+    cache = tmp_path / ".cache"
+    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 8)]
+    with open(sample, "ab") as f:
+        f.truncate(12_000_000)
+    assert _found(run, train, "--cache-dir", cache) == [("SPK102", 6), ("SPK102", 7), ("SPK102", 8)]
+
+
+def test_any_writer_of_the_table_counts_and_the_notebooks_own_later_write_too(tmp_path, run):
+    (tmp_path / "2-explore-cleanse.py").write_text(CLEANSE)
+    train = tmp_path / "3-train.py"
+    train.write_text(TRAIN)
+    big = tmp_path / "9-refresh.py"  # no createDataFrame in it: an overwrite from a whole lake folder
+    big.write_text(HEAD + 'spark.read.parquet("s3://lake/huge/").write.mode("overwrite").save("Tables/df_clean")\n')
+    assert _found(run, train, "--no-cache") == [("SPK102", 6), ("SPK102", 7), ("SPK102", 8)]
+    big.unlink()
+    train.write_text(TRAIN + 'spark.read.parquet("s3://lake/huge/").write.mode("overwrite").save("Tables/df_clean")\n')
+    assert _found(run, train, "--no-cache") == [("SPK102", 6), ("SPK102", 7), ("SPK102", 8)]
 
 
 def test_a_database_qualified_read_of_the_files_own_lakehouse_table(tmp_path, run):
@@ -103,7 +143,7 @@ def test_a_database_qualified_read_of_the_files_own_lakehouse_table(tmp_path, ru
 
 def test_a_cell_that_does_not_parse_vouches_for_nothing_only_when_it_names_the_table(tmp_path, run):
     train = tmp_path / "3-train.ipynb"
-    train.write_text(_notebook(HEAD, TRAIN[len(HEAD):]))
+    train.write_text(_notebook(HEAD, TRAIN[len(HEAD) + 29:]))
     writer = tmp_path / "2-explore-cleanse.ipynb"
     writer.write_text(_notebook(HEAD, CLEANSE[len(HEAD):], "answer = ____ ?"))  # an exercise's blank
     found = json.loads(run("check", train, "--select", "SPK102", "--output-format", "json", "--no-cache").out)
@@ -120,6 +160,7 @@ def test_a_semantic_link_frame_saved_as_a_lakehouse_table_is_the_drivers_rows(tm
         'df_churn.to_lakehouse_table("ChurnFromSemanticLink", mode="overwrite")\n'
         'fabric.read_table("Customer Churn", "orders").to_lakehouse_table("orders_all", mode="append")\n')
     eda = tmp_path / "3-eda.py"
-    eda.write_text(HEAD + 'df = spark.sql("SELECT * FROM FC_Workshop.churnfromsemanticlink").toPandas()\n'
+    eda.write_text("# Databricks notebook source\n" + HEAD
+                   + 'df = spark.sql("SELECT * FROM FC_Workshop.churnfromsemanticlink").toPandas()\n'
                    'orders = spark.table("orders_all").toPandas()\n')
-    assert _found(run, eda, "--no-cache") == [("SPK102", 6)]  # an append adds to rows nothing shows
+    assert _found(run, eda, "--no-cache") == [("SPK102", 7)]  # an append adds to rows nothing shows

@@ -52,9 +52,9 @@ class Semantic(Evidence, Scopes, Inference, FewValues, ShippedFiles):
 
     def __init__(self, dataframe_functions: frozenset = frozenset(), text: str | None = None,
                  project_constants: dict | None = None, package_callers: dict | None = None,
-                 small_tables: tuple = (), bundled_source: tuple | None = None, neighbours: bool = True):
+                 small_tables: tuple = (), bundled_source: tuple | None = None, neighbours: bool = False):
         Scopes.__init__(self, dataframe_functions, text)
-        # the tables the files beside it write from small frames (linter/neighbours.py): not for a neighbour itself
+        # a notebook: the tables the files beside it write from small frames (linter/neighbours.py)
         self.neighbours = neighbours and bundled_source is not None
         self.small_tables = tuple(small_tables)  # the project's `small-tables` patterns (bounds.declared_small)
         self.bundled_source = bundled_source  # (path, document text): the sample files it may read (paths.py)

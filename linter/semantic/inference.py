@@ -179,7 +179,7 @@ class Inference:
         if self.small_tables and declared_small(target, self.small_tables):
             return BOUNDED
         if self.neighbours and not unsure:
-            return neighbour_bound(self.bundled_source[0], spellings)
+            return neighbour_bound(self.bundled_source[0], self.bundled_source[1], spellings)
         return None
 
     def target_key(self, node) -> Optional[str]:
