@@ -546,6 +546,26 @@ def run_sql(unit: Unit, settings, codes: frozenset, expression: bool = False, em
     return out
 
 
+_REASON_LEAD = " \t,;:-\u2013\u2014"  # what may stand between a directive's codes and its reason
+
+
+def _rows_inside_strings(code: str) -> set:
+    """The 1-based rows of ``code`` that begin inside a string token (the second line of `\"\"\"x\ny\"\"\"` on)."""
+    if '"""' not in code and "'''" not in code and "\\\n" not in code:
+        return set()
+    import io
+    import tokenize
+
+    rows: set = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.STRING or token.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+                rows.update(range(token.start[0] + 1, token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return set(range(1, code.count("\n") + 2))  # not readable: leave every line as it is
+    return rows
+
+
 def _place_edit(edit, spans, text: str) -> Edit:
     if not isinstance(edit, NodeEdit):
         return edit
@@ -559,9 +579,12 @@ def _place_edit(edit, spans, text: str) -> Edit:
         line = text[line_start:start]
         lead = line[:len(line) - len(line.lstrip(" \t"))]
         first, *rest = edit.content.split("\n")
+        inside = _rows_inside_strings(edit.content)  # a multi-line string's own lines keep their text
         if "\t" in lead:
-            rest = ["\t" * ((len(r) - len(r.lstrip(" "))) // 4) + r.lstrip(" ") for r in rest]
-        return Edit(start, end, "\n".join([first, *(lead + r if r else r for r in rest)]))
+            rest = [r if i + 2 in inside else "\t" * ((len(r) - len(r.lstrip(" "))) // 4) + r.lstrip(" ")
+                    for i, r in enumerate(rest)]
+        return Edit(start, end, "\n".join([first, *(lead + r if r and i + 2 not in inside else r
+                                                     for i, r in enumerate(rest))]))
     if edit.whole_lines:
         line_start = text.rfind("\n", 0, start) + 1
         line_end = text.find("\n", end)
@@ -709,11 +732,12 @@ def _unused_diagnostic(unit: Unit, d, bad: list[str], why: str) -> Diagnostic:
             line_end = text.find("\n", d.comment_end)
             edit = Edit(line_start, len(text) if line_end == -1 else line_end + 1, "")
         title = "Remove the `noqa` comment"
-    elif d.start == d.comment_start and text[d.end:d.comment_end].strip():
-        # `# noqa: SPK101 small table`: the reason after the codes stays, as a comment of its own
+    elif d.start == d.comment_start and text[d.end:d.comment_end].strip(_REASON_LEAD):
+        # `# noqa: SPK101 small table`, `# noqa: SPK101 - small table`: the reason after the codes stays, as a
+        # comment of its own, without the punctuation that tied it to them
         rest = text[d.end:d.comment_end]
         marker = "-- " if text.startswith("--", d.start) else "# "
-        edit = Edit(d.start, d.end + len(rest) - len(rest.lstrip()), marker)
+        edit = Edit(d.start, d.end + len(rest) - len(rest.lstrip(_REASON_LEAD)), marker)
         title = "Remove the `noqa` directive"
     else:
         edit = Edit(d.start, d.end, "")

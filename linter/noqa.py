@@ -14,6 +14,7 @@ Codes that look like sparkcheck's and suppress nothing are reported by SPK002.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -25,10 +26,18 @@ from linter import registry
 # A Python directive's codes, as ruff reads them: codes (`SPK101`, `E501`, a prefix such as `SPK1`) or rule names
 # (`collect-on-unbounded-dataframe`), split by commas or blanks; the list ends at the first other word, so that
 # `# noqa: SPK101 small lookup table` gives a reason, not codes.
-_PY_CODE = r"(?:SPK\w*|[A-Za-z]+[0-9]+|[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)+)\b"
-_PY_CODES = rf"(?P<codes>{_PY_CODE}(?:\s*,\s*{_PY_CODE}|\s+{_PY_CODE})*)"
-_PY_NOQA = re.compile(rf"#\s*noqa(?:\s*:\s*{_PY_CODES})?", re.I)
-_PY_FILE = re.compile(rf"#\s*sparkcheck\s*:\s*noqa(?:\s*:\s*{_PY_CODES})?", re.I)
+# Other tools' codes are upper case (`E501`, `PLR0913`: `v2` is a word); a hyphenated word is a code only when it
+# is one of sparkcheck's rule names (`small-table` is a word).
+
+
+@functools.lru_cache(maxsize=1)
+def _py_patterns() -> tuple:
+    """(line directive, file directive) patterns, made once: they name the registry's rule names."""
+    names = "|".join(sorted((re.escape(i.name) for i in registry.infos() if "-" in i.name), key=len, reverse=True))
+    code = rf"(?:SPK\w*|(?-i:[A-Z]+[0-9]+)|(?:{names}))\b"
+    codes = rf"(?P<codes>{code}(?:\s*,\s*{code}|\s+{code})*)"
+    return (re.compile(rf"#\s*noqa(?:\s*:\s*{codes})?", re.I),
+            re.compile(rf"#\s*sparkcheck\s*:\s*noqa(?:\s*:\s*{codes})?", re.I))
 _SQL_NOQA = re.compile(
     r"--\s*noqa(?:\s*:\s*(?:(?P<action>disable|enable)\s*=\s*)?(?P<codes>[A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*))?",
     re.I,
@@ -166,9 +175,10 @@ def _may_name_own_code(text: str) -> bool:
     text (strings included) finds a superset of the comments, so the tokenizer
     (about 8% of a check of pyspark's own sources) runs only when it may matter.
     """
-    for pattern in (_PY_NOQA, _PY_FILE):
+    line_pattern, file_pattern = _py_patterns()
+    for pattern in (line_pattern, file_pattern):
         for m in pattern.finditer(text):
-            if pattern is _PY_FILE and m.group("codes") is None:
+            if pattern is file_pattern and m.group("codes") is None:
                 return True  # a bare file-level directive: it silences a notebook's `%%sql` cells too
             if any(own_code(token) or _SPK_LIKE.match(token) for token in _split(m.group("codes")) or ()):
                 return True
@@ -213,10 +223,11 @@ def _in_shell_comment(line: str) -> bool:
 
 
 def _python_comment(sup: Suppressions, comment: str, line: int, offset: int) -> None:
-    m = _PY_FILE.search(comment)
+    line_pattern, file_pattern = _py_patterns()
+    m = file_pattern.search(comment)
     kind = "file"
     if m is None:
-        m = _PY_NOQA.search(comment)
+        m = line_pattern.search(comment)
         kind = "line"
     if m is None:
         return

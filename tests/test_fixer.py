@@ -196,3 +196,17 @@ def test_a_merged_withcolumn_chain_is_indented_from_the_line_it_starts_on(tmp_pa
     assert open(path).read() == (f'from pyspark.sql import functions as F\ndef f(df):\n{unit}res = (\n'
                                  f'{unit * 2}df.withColumns({{\n{entries}{unit * 2}}})\n{unit * 2}.select("a")\n'
                                  f'{unit})\n{unit}return res\n')
+
+
+@pytest.mark.parametrize("unit", ["    ", "\t"])
+def test_a_merged_chain_leaves_the_lines_of_a_multiline_string_as_they_were(tmp_path, run, unit):
+    calls = "".join(f'.withColumn("{c}", F.lit({i}))' for i, c in enumerate("defgh"))
+    text = (f'from pyspark.sql import functions as F\ndf = spark.table("t")\nif True:\n{unit}out = (df.withColumn("a", F.lit("""x\n'
+            f'    y\n"""))' + calls + ')\n')
+    path = write(tmp_path / "job.py", text)
+    r = run("check", path, "--preview", "--select", "SPK401", "--fix", "--unsafe-fixes", "--no-cache")
+    assert r.code == 0, r
+    entries = "".join(f'{unit * 2}"{c}": F.lit({i}),\n' for i, c in enumerate("defgh"))
+    assert open(path).read() == (f'from pyspark.sql import functions as F\ndf = spark.table("t")\nif True:\n'
+                                 f'{unit}out = (df.withColumns({{\n'
+                                 f'{unit * 2}"a": F.lit("""x\n    y\n"""),\n{entries}{unit}}}))\n')

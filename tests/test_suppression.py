@@ -172,3 +172,15 @@ def test_words_after_the_codes_are_a_reason_not_codes_and_the_fix_keeps_them(tmp
     sql = write(tmp_path / "q.sql", "SELECT 1 -- noqa: SPK501 kept for the report\n")
     assert run("check", sql, "--no-cache", "--fix").code == 0
     assert open(sql).read() == "SELECT 1 -- kept for the report\n"
+
+
+def test_a_reason_loses_only_the_punctuation_that_tied_it_to_the_codes(tmp_path, run):
+    text = ("import pyspark\nx = 1  # noqa: SPK102, because the table is small\n"
+            "y = 2  # noqa: SPK102 - small-table per review\n"
+            "z = 3  # noqa: SPK102 v2 of the job\n"
+            "w = 4  # noqa: SPK102 collect-on-unbounded-dataframe\n")
+    path = write(tmp_path / "job.py", text)
+    assert run("check", path, "--no-cache", "--fix").code == 0
+    # a hyphenated word is a code only when it names a rule, a lower-case `v2` never
+    assert open(path).read() == ("import pyspark\nx = 1  # because the table is small\n"
+                                 "y = 2  # small-table per review\nz = 3  # v2 of the job\nw = 4\n")

@@ -57,7 +57,11 @@ class PythonBooleanOperatorOnColumns(PythonRule):
     reported when its first operand is a Column: Python asks that one for
     its truth value first. A Column only after a Python value
     (`names and F.col("a").isin(names)`) is reached only when that value is
-    truthy, and is then the result, so the code runs: not reported.
+    truthy, and is then the result, so the code runs: not reported. A
+    Column in the middle of a chain (`names and F.col("a").isin(names) and
+    F.col("b") > 0`) is asked for its truth value whenever the operands
+    before it are truthy, and raises then: reported, without a fix (`&` on
+    the Python value would compute something else).
 
     ## Why is this bad?
     Python asks each operand for its truth value, and a Column has none:
@@ -108,6 +112,8 @@ class PythonBooleanOperatorOnColumns(PythonRule):
                 fixed=_SETUP + "x = orders.filter((F.col('a') > 1) & (F.col('b') > 2) & ~F.col('c'))\n"),
         Invalid(_SETUP + "x = orders.filter(F.col('a').isNull() or F.col('b') > 2 and F.col('c'))\n",
                 fixed=_SETUP + "x = orders.filter(F.col('a').isNull() | ((F.col('b') > 2) & F.col('c')))\n"),
+        # a Column in the middle of the chain: asked for its truth value whenever `names` is truthy
+        Invalid(_SETUP + "names = [2, 3]\nx = orders.filter(names and F.col('a').isin(names) and F.col('b') > 0)\n"),
     )
     valid = (
         Valid(_SETUP + "x = orders.filter((F.col('amount') > 100) & (F.col('country') == 'DE'))\n"),
@@ -115,6 +121,7 @@ class PythonBooleanOperatorOnColumns(PythonRule):
         Valid("a, b = 1, 2\nok = a > 0 and b > 0\nnone = not a\nc = 0 < a < 10\n"),
         Valid(_SETUP + "cols = orders.columns\nok = 'a' in cols and not cols\n"),
         Valid(_SETUP + "names = [2, 3]\nx = orders.filter(names and F.col('a').isin(names))\n"),
+        Valid(_SETUP + "names = [2, 3]\nx = orders.filter(names and limit and F.col('a').isin(names))\n"),
         Valid(
             "from typing import Optional\nfrom pyspark.sql import Column\n"
             "def join(on: Optional[Column] = None, how=None):\n"
@@ -131,9 +138,9 @@ class PythonBooleanOperatorOnColumns(PythonRule):
         # Python calls bool() on the first operand: a Column there raises. A Column only after it is reached
         # when the operands before it are truthy, and is then the result (`names and F.col("a").isin(names)`
         # filters by the Column, or by `names` when it is empty): no error, not reported.
+        word = "and" if isinstance(node.operator, cst.And) else "or"
+        symbol = "&" if word == "and" else "|"
         if semantic.is_column(first):
-            word = "and" if isinstance(node.operator, cst.And) else "or"
-            symbol = "&" if word == "and" else "|"
             if self._inside_reported(node):
                 return  # the outermost operation's fix rewrites this one too
             content = rewrite(self.ctx, node)
@@ -143,6 +150,22 @@ class PythonBooleanOperatorOnColumns(PythonRule):
                 f"Python's `{word}` on Columns raises `ValueError: Cannot convert column into bool` at run time",
                 help=f"use `{symbol}` and parenthesise each comparison: `(a > 1) {symbol} (b < 2)`",
                 fix=replace(node, content, f"Use `{symbol}`"),
+            )
+            return
+        if self._inside_reported(node):
+            return
+        # `names and F.col("a").isin(names) and F.col("b") > 0`: every operand but the last has its truth value
+        # asked for once those before it are truthy, so a Column in the middle raises then (no fix: `&` on
+        # `names` would compute something else)
+        leaves = _leaves(node)
+        middle = next((leaf for leaf in leaves[1:-1] if semantic.is_column(leaf)), None)
+        if middle is not None:
+            self.ctx.report(
+                self,
+                node,
+                f"Python's `{word}` asks the Column `{self.ctx.code_for(middle)}` for its truth value whenever the "
+                "operands before it are truthy: `ValueError: Cannot convert column into bool` at run time",
+                help=f"test the Python value apart (`if names:`), and combine the Columns with `{symbol}`",
             )
 
     def _inside_reported(self, node) -> bool:
@@ -185,3 +208,10 @@ class PythonBooleanOperatorOnColumns(PythonRule):
                 help="use `col.between(low, high)` or `(low < col) & (col < high)`",
                 fix=replace(node, " & ".join(parts), "Split the chain with `&`"),
             )
+
+
+def _leaves(node) -> list:
+    """The operands of a chain of `and`/`or` (parenthesised ones included), left to right."""
+    if isinstance(node, cst.BooleanOperation):
+        return _leaves(node.left) + _leaves(node.right)
+    return [node]
