@@ -210,3 +210,15 @@ def test_a_merged_chain_leaves_the_lines_of_a_multiline_string_as_they_were(tmp_
     assert open(path).read() == (f'from pyspark.sql import functions as F\ndf = spark.table("t")\nif True:\n'
                                  f'{unit}out = (df.withColumns({{\n'
                                  f'{unit * 2}"a": F.lit("""x\n    y\n"""),\n{entries}{unit}}}))\n')
+
+
+def test_a_notebook_whose_cell_metadata_holds_a_source_key_is_fixed_at_the_cells_own_source(tmp_path, run):
+    # a layout json.dumps does not reproduce (one line per cell), and a "source" key in the cell's metadata
+    cell = ('{"cell_type": "code", "metadata": {"source": "x"}, "outputs": [], "execution_count": null,\n'
+            '  "source": ["from pyspark.sql import functions as F\\n", "df = spark.table(\'t\')\\n", '
+            '"x = df.filter(F.col(\'a\') > 1 and F.col(\'b\') < 2)\\n"]}')
+    text = '{"cells": [' + cell + '],\n "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+    path = write(tmp_path / "nb.ipynb", text)
+    r = run("check", path, "--select", "SPK303", "--fix", "--no-cache")
+    assert r.code == 0 and "no fix applied" not in r.err, r
+    assert open(path).read() == text.replace("F.col('a') > 1 and F.col('b') < 2", "(F.col('a') > 1) & (F.col('b') < 2)")

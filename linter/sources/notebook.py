@@ -250,6 +250,28 @@ def _notebook_cells(nb: dict) -> tuple[list, dict]:
     return raw_cells, text_key
 
 
+def _cell_key_positions(raw: str, keys: set) -> list:
+    """The offset of each cell's text key (`"source"`, nbformat 3's `"input"`), in order: the objects with a
+    `cell_type` and one of ``keys``, read with their offsets (only when a plain search would be misled)."""
+    try:
+        root = read_json_value(raw, 0)
+    except TreeError:
+        return []
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Seq):
+            stack.extend(reversed(node.items))
+        elif not isinstance(node, Scalar):
+            names = {k: (start, value) for k, start, value in node.items}
+            if "cell_type" in names:
+                key = next((k for k in names if k in keys), None)
+                found.append(-1 if key is None else names[key][0] - 1)  # (the key's opening quote)
+                continue
+            stack.extend(reversed([value for _, _, value in node.items]))
+    return found
+
+
 def load_ipynb(path: str, data: bytes) -> Document:
     try:
         raw = data.decode("utf-8-sig")
@@ -271,12 +293,19 @@ def load_ipynb(path: str, data: bytes) -> Document:
     doc = Document(path, "ipynb", raw, notebook=nb, bom=data.startswith(b"\xef\xbb\xbf"))
     key_positions, counts = [], []
     search_from = 0
-    for number, c in enumerate(raw_cells, start=1):
+    keys = [text_key.get(str(c.get("cell_type", "code")), "source") for c in raw_cells]
+    exact = None
+    if sum(len(re.findall(rf'"{k}"\s*:', raw)) for k in set(keys)) != len(keys):
+        exact = _cell_key_positions(raw, set(keys))  # a `"source"` key in some metadata too: read where each is
+    for number, (c, key) in enumerate(zip(raw_cells, keys), start=1):
         kind = str(c.get("cell_type", "code"))
-        key = text_key.get(kind, "source")
         text = _source_text(c.get(key))
         doc.cells.append(Cell(number, kind, text))
-        pos = raw.find(f'"{key}"', search_from)
+        if exact is not None:
+            pos = exact[number - 1] if number - 1 < len(exact) else -1
+        else:
+            found = re.compile(rf'"{key}"\s*:').search(raw, search_from)
+            pos = found.start() if found is not None else -1
         key_positions.append(pos)
         doc.cells[-1].raw_key = pos
         if pos >= 0:
