@@ -754,7 +754,8 @@ def place(unit: Unit, d: Diagnostic, settings, suppressions=None) -> Finding:
     context = []
     for i in range(max(0, line - 1), min(len(unit.line_starts), line + 2)):
         loc = unit.position(unit.line_starts[i])
-        if loc.cell == start.cell:
+        # (a notebook's last cell without a final line break: the unit's closing line maps to that cell's last row)
+        if loc.cell == start.cell and not any(row == loc.row for row, _ in context):
             context.append((loc.row, unit.real_line_text(i)))
     noqa_line = suppressions.noqa_line(line) if suppressions is not None else line
     noqa_row = unit.position(unit.line_starts[noqa_line]).row if noqa_line < len(unit.line_starts) else start.row

@@ -382,3 +382,14 @@ def test_fabric_magics_typed_in_a_cell_are_not_python_errors_and_survive_a_fix(t
     assert r.code == 0, r
     with open(path, encoding="utf-8") as f:
         assert f.read() == text.replace("if orders.count() > 0:", "if not orders.isEmpty():")
+
+
+def test_the_code_frame_of_a_last_cell_without_a_final_line_break_shows_each_line_once(tmp_path, run):
+    source = ["from pyspark.sql import SparkSession\n", "spark = SparkSession.builder.getOrCreate()\n",
+              "df = spark.table('t').join(spark.table('u'), 'id')\n", "n = df.count()\n", "if n > 0:\n",
+              "    df.show(truncate=False)"]
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}]}))
+    r = run("check", path, "--select", "SPK109", "--no-cache")
+    assert r.out.count("df.show(truncate=False)") == 1, r.out
