@@ -249,7 +249,7 @@ MODULES = {
     'python/overwrite_all_partitions.py': 9300,
     'python/pandas_udf_without_type_hints.py': 8711,
     'python/partitioned_write_without_repartition.py': 16884,
-    'python/python_boolean_operator_on_columns.py': 11158,
+    'python/python_boolean_operator_on_columns.py': 12354,
     'python/rdd_cartesian.py': 2251,
     'python/rdd_groupbykey_aggregation.py': 6750,
     'python/read_of_parallelized_text.py': 5591,

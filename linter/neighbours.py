@@ -45,13 +45,16 @@ UNBOUNDED = "unbounded"  # (linter.semantic.values: not imported here, the cache
 BOUNDED = "bounded"
 _KEPT = 2048  # files' tables kept by digest and sample sizes, across runs (never stale)
 _tables: dict = {}
+_asked: dict = {}  # (notebook, table) -> what the other files of its folder leave the table with, in this run
+_samples: dict = {}  # digest -> the key of its tables in this run (digest and its sample files' sizes)
 
 
 def forget() -> None:
     """List the folders afresh (a run starts: files may have changed since the last one in this process)."""
     _files.cache_clear()
     _folder_fingerprint.cache_clear()
-    _folder_bounds.cache_clear()
+    _samples.clear()
+    _asked.clear()
 
 
 def is_notebook(path: str, data: bytes) -> bool:
@@ -137,52 +140,59 @@ def neighbour_bound(path: str, text: str, spellings: tuple):
     """The bound the notebook at ``path`` (holding ``text``) and its neighbours leave the table spelled
     ``spellings`` with (see ``written_spellings``), or None when none writes it, one wrote it from a frame not
     proven small, or one cannot vouch for what it wrote."""
-    folder, fabric = _folder(path)
     here = os.path.abspath(path)
-    bounds = []
-    for neighbour, bound in _folder_bounds(folder, fabric, spellings):
-        if neighbour == here:
-            continue  # (its text on disk may be older than the one checked: read last, from ``text``)
-        if bound is False:
-            return None
-        if bound is not None:
-            bounds.append(bound)
+    asked = (here, spellings)
+    bounds = _asked.get(asked)
+    if bounds is None:
+        bounds = _asked[asked] = _others_bounds(here, spellings)  # (the model asks of a read many times)
     if not bounds:
         return None
-    own = text.encode("utf-8", "surrogatepass")
     tail = _tail(spellings)
+    own = text.encode("utf-8", "surrogatepass")
     mine = _bound_in(here, own, own.lower(), hashlib.blake2b(own, digest_size=16).hexdigest(), tail, spellings)
     if mine is False:
         return None  # its own later write leaves more rows for the next run to read
     if mine is not None:
-        bounds.append(mine)
+        bounds = (*bounds, mine)
     return BOUNDED if any(b == BOUNDED for b in bounds) else max(bounds)
+
+
+def _others_bounds(here: str, spellings: tuple) -> tuple:
+    """The bounds the other files of the folder leave the table with; () when none vouches or one cannot."""
+    folder, fabric = _folder(here)
+    files = _files(folder, fabric)
+    tail = _tail(spellings)
+    if not files or not tail:
+        return ()  # (no folder to read, or too large a one: nothing vouches)
+    bounds = []
+    for neighbour, data, lowered, digest in files:
+        if neighbour == here:
+            continue  # (its text on disk may be older than the one checked: read last, from the text checked)
+        if data is None:
+            return ()  # too large to read: it may write the table
+        bound = _bound_in(neighbour, data, lowered, digest, tail, spellings)
+        if bound is False:
+            return ()
+        if bound is not None:
+            bounds.append(bound)
+    return tuple(bounds)
 
 
 def _tail(spellings: tuple) -> bytes:
     return spellings[-1].rsplit("/", 1)[-1].lower().encode()
 
 
-@functools.lru_cache(maxsize=1024)
-def _folder_bounds(folder: str, fabric: bool, spellings: tuple) -> tuple:
-    """((path, bound, None or False), ...): what each file of the folder leaves the table with (once per run
-    and table: every notebook of the folder asks)."""
-    files = _files(folder, fabric)
-    tail = _tail(spellings)
-    if not files or not tail:
-        return (("", False),)  # (no folder to read, or too large a one: nothing vouches)
-    return tuple((path, False if data is None else _bound_in(path, data, lowered, digest, tail, spellings))
-                 for path, data, lowered, digest in files)
-
-
 def _bound_in(path: str, data: bytes, lowered: bytes, digest: str, tail: bytes, spellings: tuple):
     """The bound one file leaves the table with; None when it does not write it; False when it cannot vouch."""
     if tail not in lowered:
         return None
-    from linter import datafiles
+    key = _samples.get(digest)
+    if key is None:
+        from linter import datafiles
 
-    # (the sample files it reads decide what it writes from them: their sizes are part of the key)
-    key = digest + "\0" + datafiles.fingerprint(path, data.decode("utf-8", "replace"))
+        # (the sample files it reads decide what it writes from them: their sizes, as this run sees them, are
+        # part of the key)
+        key = _samples[digest] = digest + "\0" + datafiles.fingerprint(path, data.decode("utf-8", "replace"))
     written = _tables.get(key)
     if written is None:
         if len(_tables) >= _KEPT:

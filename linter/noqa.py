@@ -35,7 +35,9 @@ def _py_patterns() -> tuple:
     """(line directive, file directive) patterns, made once: they name the registry's rule names."""
     names = "|".join(sorted((re.escape(i.name) for i in registry.infos() if "-" in i.name), key=len, reverse=True))
     code = rf"(?:SPK\w*|(?-i:[A-Z]+[0-9]+)|(?:{names}))\b"
-    codes = rf"(?P<codes>{code}(?:\s*,\s*{code}|\s+{code})*)"
+    # a lower-case `e501` is a code in a comma-separated list (`# noqa: e501,SPK101`), a word after a blank
+    listed = r"(?:[A-Za-z]+[0-9]+)\b"
+    codes = rf"(?P<codes>(?:{listed}(?=\s*,)|{code})(?:\s*,\s*(?:{code}|{listed})|\s+{code})*)"
     return (re.compile(rf"#\s*noqa(?:\s*:\s*{codes})?", re.I),
             re.compile(rf"#\s*sparkcheck\s*:\s*noqa(?:\s*:\s*{codes})?", re.I))
 _SQL_NOQA = re.compile(

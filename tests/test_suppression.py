@@ -184,3 +184,9 @@ def test_a_reason_loses_only_the_punctuation_that_tied_it_to_the_codes(tmp_path,
     # a hyphenated word is a code only when it names a rule, a lower-case `v2` never
     assert open(path).read() == ("import pyspark\nx = 1  # because the table is small\n"
                                  "y = 2  # small-table per review\nz = 3  # v2 of the job\nw = 4\n")
+
+
+def test_a_lower_case_code_in_a_comma_separated_list_is_a_code(tmp_path, run):
+    path = write(tmp_path / "job.py", "import pyspark\nrows = spark.table('t').collect()  # noqa: e501,SPK101\n"
+                 "more = spark.table('t').collect()  # noqa: SPK101, e501\n")
+    assert run("check", path, "--no-cache", "--select", "SPK101,SPK002").code == 0

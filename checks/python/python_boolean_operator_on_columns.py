@@ -24,6 +24,10 @@ def operand(ctx, node) -> str:
 
 def rewrite(ctx, node) -> str:
     """`and`/`or`/`not` of a whole expression as `&`/`|`/`~`, nested ones included."""
+    if isinstance(node, (cst.BooleanOperation, cst.UnaryOperation)) and node.lpar:
+        # `(a or b)`: rewritten inside its own parentheses, which stay as written
+        inner = rewrite(ctx, node.with_changes(lpar=[], rpar=[]))
+        return "(" * len(node.lpar) + inner + ")" * len(node.rpar)
     if isinstance(node, cst.BooleanOperation) and not node.lpar:
         symbol = "&" if isinstance(node.operator, cst.And) else "|"
         parts = []
@@ -32,6 +36,8 @@ def rewrite(ctx, node) -> str:
                 inner = rewrite(ctx, side)
                 same = isinstance(side.operator, type(node.operator))
                 parts.append(inner if same else f"({inner})")
+            elif isinstance(side, cst.BooleanOperation):
+                parts.append(rewrite(ctx, side))  # parenthesised: rewritten inside its parentheses
             else:
                 parts.append(_operand(ctx, side))
         return f"{parts[0]} {symbol} {parts[1]}"
@@ -112,6 +118,11 @@ class PythonBooleanOperatorOnColumns(PythonRule):
                 fixed=_SETUP + "x = orders.filter((F.col('a') > 1) & (F.col('b') > 2) & ~F.col('c'))\n"),
         Invalid(_SETUP + "x = orders.filter(F.col('a').isNull() or F.col('b') > 2 and F.col('c'))\n",
                 fixed=_SETUP + "x = orders.filter(F.col('a').isNull() | ((F.col('b') > 2) & F.col('c')))\n"),
+        # parenthesised: rewritten inside the parentheses, which stay as written
+        Invalid(_SETUP + "x = orders.filter((F.col('a') > 1 or F.col('b') > 2))\n",
+                fixed=_SETUP + "x = orders.filter(((F.col('a') > 1) | (F.col('b') > 2)))\n"),
+        Invalid(_SETUP + "x = orders.filter((F.col('a') | F.col('b')) & (F.col('c') or F.col('d')))\n",
+                fixed=_SETUP + "x = orders.filter((F.col('a') | F.col('b')) & (F.col('c') | F.col('d')))\n"),
         # a Column in the middle of the chain: asked for its truth value whenever `names` is truthy
         Invalid(_SETUP + "names = [2, 3]\nx = orders.filter(names and F.col('a').isin(names) and F.col('b') > 0)\n"),
     )
@@ -143,7 +154,7 @@ class PythonBooleanOperatorOnColumns(PythonRule):
         if semantic.is_column(first):
             if self._inside_reported(node):
                 return  # the outermost operation's fix rewrites this one too
-            content = rewrite(self.ctx, node)
+            content = rewrite(self.ctx, _bare(node))
             self.ctx.report(
                 self,
                 node,
@@ -164,7 +175,8 @@ class PythonBooleanOperatorOnColumns(PythonRule):
                 self,
                 node,
                 f"Python's `{word}` asks the Column `{self.ctx.code_for(middle)}` for its truth value whenever the "
-                "operands before it are truthy: `ValueError: Cannot convert column into bool` at run time",
+                f"operands before it are {'truthy' if word == 'and' else 'falsy'}: `ValueError: Cannot convert "
+                "column into bool` at run time",
                 help=f"test the Python value apart (`if names:`), and combine the Columns with `{symbol}`",
             )
 
@@ -185,7 +197,7 @@ class PythonBooleanOperatorOnColumns(PythonRule):
                 node,
                 "Python's `not` on a Column raises `ValueError: Cannot convert column into bool` at run time",
                 help="use `~` (with parentheses around a comparison: `~(a > 1)`)",
-                fix=replace(node, rewrite(self.ctx, node), "Use `~`"),
+                fix=replace(node, rewrite(self.ctx, _bare(node)), "Use `~`"),
             )
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -215,3 +227,8 @@ def _leaves(node) -> list:
     if isinstance(node, cst.BooleanOperation):
         return _leaves(node.left) + _leaves(node.right)
     return [node]
+
+
+def _bare(node):
+    """The node without its own parentheses: its reported span holds what is inside them."""
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
