@@ -216,7 +216,7 @@ MODULES = {
     'python/collect_first_row.py': 4892,
     'python/collect_list_aggregation.py': 7673,
     'python/collect_list_order_assumed.py': 4175,
-    'python/collect_on_unbounded_dataframe.py': 18956,
+    'python/collect_on_unbounded_dataframe.py': 19113,
     'python/compounding_explodes.py': 16306,
     'python/count_emptiness_check.py': 21154,
     'python/cross_join.py': 4617,

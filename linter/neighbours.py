@@ -12,15 +12,21 @@ and takes nothing from its folder (a package's folder changes too often to re-ch
 Which files: those of the notebook's own folder (not below, not above) read as Python (`.py`, `.ipynb`; for
 a Fabric workspace in git, where each notebook is a folder `NAME.Notebook/notebook-content.py`, the other
 `*.Notebook` folders' contents), the notebook itself included, that could write a table (their text names
-`.write`, `sql`, `save`, `insertInto` or sempy's `to_lakehouse_table`). Of those, the ones whose text names
-the table are read: parsed once per content, walked by the model alone, no rule. What such a file holds
-in the table at its end is what the table holds when the notebook runs (the notebook's own later write
-counts: a rerun reads what the last run left). Every file that writes the table must have written it, each
-time, from a frame proven small (an append, a write in a loop or under a condition, a frame not proven
-small make it unknown); one that writes a table or runs SQL whose name it cannot spell vouches for nothing,
-as in one file, nor does one with a cell that does not parse and names the table, nor a file too large to
-read (over 2 MB) or a folder of more than 200 files. Reads of other files' tables inside a neighbour are not
-followed (one step only).
+`.write`, `sql`, `save`, `insertInto`, `merge`, `toTable` or sempy's `to_lakehouse_table`); each is parsed
+once per content and walked by the model alone, no rule. What such a file holds in the table at its end is
+what the table holds when the notebook runs (the notebook's own later write counts: a rerun reads what the
+last run left). Every file that writes the table must have written it, each time, from a frame proven
+small; any doubt vouches for nothing:
+- an append, a write in a loop, under a condition or in a function, a frame not proven small;
+- the same table under another spelling written so (`saveAsTable("sales_clean")` against a read of
+  `lake.sales_clean`, a path ending in `Tables/sales_clean`, backquoted names);
+- a write the model does not read (`writeTo(...)`, `writeStream.toTable(...)`, a `DeltaTable` merge) in a
+  file naming the table;
+- a write or SQL whose target the file cannot spell (a widget, a constant of another module), or SQL that
+  may write (`INSERT`, `CREATE ... AS`, `MERGE`), anywhere in any of the files;
+- a cell that does not parse and names the table; a file over 2 MB, or a `.sql`, `.scala` or `.r` notebook,
+  naming it; a folder of more than 200 files.
+Reads of other files' tables inside a neighbour are not followed (one step only).
 
 Cache: the neighbours' bytes and the sizes of the sample files they read (linter/datafiles.py) are part of
 the notebook's cache key (``fingerprint``): editing `2-explore`, or the CSV it reads, re-checks `3-train`.
@@ -34,9 +40,13 @@ import hashlib
 import os
 
 _SUFFIXES = (".py", ".ipynb")
+_OTHER_SUFFIXES = (".sql", ".scala", ".r")  # notebooks of a series in another language: not read, they may write
+# writes the model does not record (`writeTo(t).append()`, `writeStream.toTable(t)`, Delta's `merge`): a file
+# naming the table and one of these vouches for nothing
+_UNREAD_WRITES = (b"writeto", b"totable", b"deltatable")  # (a Delta merge starts from a DeltaTable: pandas has `.merge(`)
 _LARGEST = 2_000_000  # bytes: a neighbour larger than this is not read (generated code, a notebook of outputs)
 _MOST = 200  # files in a folder: a folder larger than this is a package, not a notebook series
-_WRITES = (b".write", b"sql", b"save", b"insertInto", b"to_lakehouse_table")
+_WRITES = (b".write", b"sql", b"save", b"insertInto", b"to_lakehouse_table", b"merge", b"toTable")
 _TAINTED = "\0tainted"
 _UNREAD = "\0unread"  # the texts of a neighbour's cells that do not parse
 _FABRIC_CONTENT = "notebook-content.py"
@@ -72,7 +82,8 @@ def _files(folder: str, fabric: bool):
             if fabric:
                 paths = [os.path.join(e.path, _FABRIC_CONTENT) for e in entries if e.name.endswith(".Notebook")]
             else:
-                paths = [e.path for e in entries if e.name.endswith(_SUFFIXES) and not e.name.startswith(".")]
+                paths = [e.path for e in entries if e.name.lower().endswith(_SUFFIXES + _OTHER_SUFFIXES)
+                         and not e.name.startswith(".")]
     except OSError:
         return ()
     if len(paths) > _MOST:
@@ -90,7 +101,9 @@ def _files(folder: str, fabric: bool):
                 data = f.read()
         except OSError:
             continue
-        if any(token in data for token in _WRITES):
+        if path.lower().endswith(_OTHER_SUFFIXES):
+            found.append((path, None, data.lower(), "other:" + hashlib.blake2b(data, digest_size=16).hexdigest()))
+        elif any(token in data for token in _WRITES):
             found.append((path, data, data.lower(), hashlib.blake2b(data, digest_size=16).hexdigest()))
     return tuple(found)
 
@@ -169,7 +182,9 @@ def _others_bounds(here: str, spellings: tuple) -> tuple:
         if neighbour == here:
             continue  # (its text on disk may be older than the one checked: read last, from the text checked)
         if data is None:
-            return ()  # too large to read: it may write the table
+            if lowered is None or tail in lowered:
+                return ()  # too large to read, or in another language, and naming the table: it may write it
+            continue
         bound = _bound_in(neighbour, data, lowered, digest, tail, spellings)
         if bound is False:
             return ()
@@ -179,13 +194,16 @@ def _others_bounds(here: str, spellings: tuple) -> tuple:
 
 
 def _tail(spellings: tuple) -> bytes:
-    return spellings[-1].rsplit("/", 1)[-1].lower().encode()
+    return _last(spellings[-1])
 
 
 def _bound_in(path: str, data: bytes, lowered: bytes, digest: str, tail: bytes, spellings: tuple):
-    """The bound one file leaves the table with; None when it does not write it; False when it cannot vouch."""
-    if tail not in lowered:
-        return None
+    """The bound one file leaves the table with; None when it does not write it; False when it cannot vouch
+    (it writes a table whose name it cannot spell, or this one in a way not read, or from big data under
+    another spelling)."""
+    named = tail in lowered
+    if named and any(token in lowered for token in _UNREAD_WRITES):
+        return False
     key = _samples.get(digest)
     if key is None:
         from linter import datafiles
@@ -200,10 +218,22 @@ def _bound_in(path: str, data: bytes, lowered: bytes, digest: str, tail: bytes, 
         written = _tables[key] = _written(path, data)
     if written is False:
         return False  # it writes or runs something it cannot name: it may have written this table too
-    if any(spelling in written[_TAINTED] for spelling in spellings) or any(tail in t for t in written[_UNREAD]):
+    if not named:
+        return None
+    if any(tail in t for t in written[_UNREAD]):
         return False
-    bound = next((written[s] for s in spellings if s in written), None)
-    return False if bound == UNBOUNDED else bound
+    # any spelling whose last part is the table's (`sales_clean`, `lake.sales_clean`, a path ending in
+    # `Tables/sales_clean`) written from a frame not proven small, or in a function, taints it
+    if any(_last(key) == tail for key in written[_TAINTED] if key is not None) or any(
+            _last(key) == tail and bound == UNBOUNDED for key, bound in written.items() if key[0] != "\0"):
+        return False
+    return next((written[s] for s in spellings if s in written), None)
+
+
+def _last(key: str) -> bytes:
+    """A table or path's last part, as a read's tail is spelled: `Tables/x`, `db.x`, `` `db`.`x` `` all `x`."""
+    key = key.replace("`", "").rstrip("/")
+    return (key.rsplit("/", 1)[-1] if "/" in key else key.rsplit(".", 1)[-1]).lower().encode()
 
 
 def _written(path: str, data: bytes):
@@ -233,6 +263,7 @@ def _written(path: str, data: bytes):
         try:
             module = parse(unit.text)
             semantic = Semantic(text=unit.text, bundled_source=(path, document.text))
+            semantic.scan_writes = True
             visit, leave = semantic.hooks()
             walk(module, {k: [v] for k, v in visit.items()}, {k: [v] for k, v in leave.items()}, [])
         except (SourceError, RecursionError):

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from conftest import codes_and_rows
 
 HEAD = "from pyspark.sql import SparkSession\nimport pandas as pd\n\nspark = SparkSession.builder.getOrCreate()\n"
@@ -164,3 +166,34 @@ def test_a_semantic_link_frame_saved_as_a_lakehouse_table_is_the_drivers_rows(tm
                    + 'df = spark.sql("SELECT * FROM FC_Workshop.churnfromsemanticlink").toPandas()\n'
                    'orders = spark.table("orders_all").toPandas()\n')
     assert _found(run, eda, "--no-cache") == [("SPK102", 7)]  # an append adds to rows nothing shows
+
+
+@pytest.mark.parametrize("write", [
+    'spark.sql("INSERT INTO lake.sales_clean SELECT * FROM huge")',
+    'spark.sql("CREATE OR REPLACE TABLE lake.sales_clean AS SELECT * FROM huge")',
+    'big.writeTo("lake.sales_clean").append()',
+    'big.writeStream.toTable("lake.sales_clean")',
+    'DeltaTable.forName(spark, "lake.sales_clean").alias("t").merge(big.alias("s"), "t.id = s.id").execute()',
+    'big.write.mode("overwrite").saveAsTable("sales_clean")',
+    'big.write.mode("overwrite").saveAsTable("`lake`.`sales_clean`")',
+    'big.write.mode("overwrite").save("/lakehouse/default/Tables/sales_clean")',
+    'big.write.mode("overwrite").saveAsTable(dbutils.widgets.get("target"))',  # a name it cannot spell
+])
+def test_a_neighbour_that_writes_the_table_another_way_vouches_for_nothing(tmp_path, run, write):
+    (tmp_path / "1_small.py").write_text("# Databricks notebook source\nimport pandas as pd\n"
+                                         'pdf = pd.DataFrame({"a": [1, 2]})\n'
+                                         'spark.createDataFrame(pdf).write.mode("overwrite").saveAsTable("lake.sales_clean")\n')
+    reader = tmp_path / "3_read.py"
+    reader.write_text('# Databricks notebook source\nrows = spark.table("lake.sales_clean").collect()\n')
+    assert codes_and_rows(run, reader, "SPK101", "--no-cache") == []
+    (tmp_path / "2_big.py").write_text(f'# Databricks notebook source\nbig = spark.read.parquet("/mnt/huge")\n{write}\n')
+    assert codes_and_rows(run, reader, "SPK101", "--no-cache") == [("SPK101", 2)]
+
+
+def test_a_notebook_of_the_series_in_another_language_that_names_the_table_vouches_for_nothing(tmp_path, run):
+    (tmp_path / "2-explore-cleanse.py").write_text(CLEANSE)
+    train = tmp_path / "3-train.py"
+    train.write_text(TRAIN)
+    assert _found(run, train, "--no-cache") == [("SPK102", 8)]
+    (tmp_path / "4-backfill.sql").write_text("-- Databricks notebook source\nINSERT INTO df_clean SELECT * FROM lake.churn\n")
+    assert _found(run, train, "--no-cache") == [("SPK102", 6), ("SPK102", 7), ("SPK102", 8)]

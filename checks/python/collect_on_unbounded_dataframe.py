@@ -56,9 +56,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
     workspace's `NAME.Notebook/notebook-content.py` folders alike): its rows
     are bounded when every file there that writes the table wrote it, each
     time, from a frame proven small, and none of them appends to it, writes
-    under a condition or runs SQL or writes whose name it cannot spell
-    (linter/neighbours.py); `lakehouse.table` reads `Tables/table` back. Those
-    files are part of the reading file's cache key. A limit on one branch only (`if debug: df =
+    under a condition, writes it under another spelling or through an API
+    the model does not read (`writeTo`, `toTable`, a Delta merge), or runs
+    SQL or writes whose name it cannot spell (linter/neighbours.py says
+    exactly what vouches for nothing); `lakehouse.table` reads
+    `Tables/table` back. Those files are part of the notebook's cache key. A limit on one branch only (`if debug: df =
     df.limit(100)`, then `df.collect()` after the `if`) is no bound: on the
     other way through every row is collected, and the message says so; a
     collect inside that branch, or after an `if`/`else` that limits on

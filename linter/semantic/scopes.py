@@ -277,6 +277,8 @@ class Scopes:
         self._flags: Optional[dict[str, bool]] = None
         # tables and paths this file wrote (overwrite, not append) from a frame proven small: target -> bound
         self.written_small: dict[str, object] = {_TAINTED: set()}
+        # every SQL that may write taints, even before any record (linter/neighbours.py reads a file so)
+        self.scan_writes = False
 
     # -- hooks called by the walk ------------------------------------------------
     def hooks(self):
@@ -705,7 +707,7 @@ class Scopes:
             args = positional_args(call)
             self._record_written(args[0] if args else keyword_arg(call, "name"), self.infer(call.func.value))
             return
-        if method == "sql" and len(self.written_small) > 1:
+        if method == "sql" and (len(self.written_small) > 1 or self.scan_writes):
             receiver = self.infer(call.func.value)
             args = positional_args(call)
             if receiver is not None and receiver.kind == SESSION and args:
