@@ -793,10 +793,16 @@ def _edit_dict(unit: Unit, e: Edit) -> dict:
     }
 
 
-def error_finding(path: str, message: str, loc: Optional[Location] = None) -> Finding:
+def error_finding(path: str, message: str, loc: Optional[Location] = None, data: Optional[bytes] = None) -> Finding:
     loc = loc or Location(1, 1)
     rule = registry.info(PARSE_ERROR)
-    return Finding(PARSE_ERROR, rule.name, message, rule.severity, path, loc, loc)
+    finding = Finding(PARSE_ERROR, rule.name, message, rule.severity, path, loc, loc)
+    if data is not None and loc.cell is None and b"\0" not in data[:8192]:
+        # the file's own lines around the place, for the code frame (a notebook that is not JSON, a bad encoding)
+        lines = data.decode("utf-8", "replace").split("\n")
+        finding.context = [(row, lines[row - 1].rstrip("\r")) for row in range(max(1, loc.row - 1), loc.row + 2)
+                           if row <= len(lines)]
+    return finding
 
 
 def read_file(path: str, max_size: int) -> bytes:
@@ -822,7 +828,7 @@ def check_source(path: str, data: bytes, settings) -> list[Finding]:
     except SourceError as exc:
         if PARSE_ERROR not in codes:
             return []
-        return [error_finding(path, exc.message, Location(exc.row, exc.column, exc.cell))]
+        return [error_finding(path, exc.message, Location(exc.row, exc.column, exc.cell), data)]
     findings = []
     for result in check_document(doc, settings, codes):
         for d in result.diagnostics:

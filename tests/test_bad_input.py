@@ -231,3 +231,10 @@ def test_a_missing_semicolon_between_sql_statements_is_named(tmp_path):
     assert not [x for x in lines if "ok.sql" in x]
     [line] = [x for x in lines if "bad.sql" in x]
     assert "with `;`" not in line, line
+
+
+def test_a_notebook_that_is_not_json_shows_its_own_line_in_the_code_frame(tmp_path, run):
+    path = tmp_path / "broken.ipynb"
+    path.write_text("{not json save\n")
+    r = run("check", path, "--no-cache")
+    assert r.code == 1 and "1 | {not json save" in r.out, r.out
