@@ -234,10 +234,6 @@ def run_check(args) -> int:
     from linter.report import MACHINE, ReportOptions, render
     from linter.runner import check_files, default_jobs
 
-    for name in ("linter.datafiles", "linter.neighbours"):
-        measured = sys.modules.get(name)
-        if measured is not None:
-            measured.forget()  # an earlier run in this process (a test, an API caller) read the files then
     overrides, config_file = _overrides(args)
     if getattr(args, "time_budget", None) is not None:
         if not args.time_budget >= 0:  # NaN too

@@ -793,6 +793,21 @@ def _edit_dict(unit: Unit, e: Edit) -> dict:
     }
 
 
+# What a check reads besides the file itself, each module with its function to read it afresh: imported by the
+# first file that needs it, so a module not imported yet holds nothing to forget.
+_FILE_FACTS = (("linter.project", "clear_caches"), ("linter.datafiles", "forget"), ("linter.neighbours", "forget"),
+               ("linter.semantic.neighbours", "forget"))
+
+
+def forget_file_facts() -> None:
+    """A run (a `check`, a server check) starts: the project's modules, the sample files and a notebook's
+    neighbours are read as they are now, not as an earlier run in this process saw them."""
+    for name, function in _FILE_FACTS:
+        module = sys.modules.get(name)
+        if module is not None:
+            getattr(module, function)()
+
+
 def error_finding(path: str, message: str, loc: Optional[Location] = None, data: Optional[bytes] = None) -> Finding:
     loc = loc or Location(1, 1)
     rule = registry.info(PARSE_ERROR)

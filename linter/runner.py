@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from linter.budget import OverBudget, deadline, over_budget, stopped
 from linter.cache import Cache
 from linter.diagnostics import Finding
-from linter.engine import check_source, error_finding, read_file
+from linter.engine import check_source, error_finding, forget_file_facts, read_file
 from linter.sources import SourceError
 
 # Below these, starting worker processes costs more than it saves.
@@ -153,9 +152,7 @@ def _batches(tasks: list, total: int, jobs: int) -> list[list]:
 
 def check_files(paths: list[str], resolver, use_cache: bool, jobs: int, cache_dir: str | None) -> RunResult:
     result = RunResult(files=len(paths))
-    project = sys.modules.get("linter.project")  # imported by the first file that needs it, not before
-    if project is not None:
-        project.clear_caches()  # what the project's modules hold is read once per run (a process may run several)
+    forget_file_facts()  # what the files around them hold is read once per run (a process may run several)
     cache = Cache(cache_dir) if use_cache and cache_dir else None
     settings_list: list = []
     settings_index: dict[int, int] = {}

@@ -6,7 +6,7 @@ from checks.python._driver import shown
 from checks.python._driver_values import CLOCKS, clock_call, streaming
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import FUNCTIONS
-from linter.sources.python import child_nodes
+from linter.sources.python import contains
 
 _SETUP = (
     "from datetime import date, datetime, timedelta\n"
@@ -164,7 +164,7 @@ class DriverClockInExpression(PythonRule):
                 continue
             if isinstance(parent, cst.Comparison):
                 operands = [parent.left, *(t.comparator for t in parent.comparisons)]
-                if any(o is not child and not _contains(child, o) and semantic.is_column(o) for o in operands):
+                if any(o is not child and not contains(child, o) and semantic.is_column(o) for o in operands):
                     return "column", parent
                 if self._column_argument(i, conditions=True):
                     return "column", parent  # `df.filter(col("day") > date.today())`: a filter takes Columns
@@ -316,17 +316,6 @@ class DriverClockInExpression(PythonRule):
             help = ("in a scheduled job take the run date as a parameter (a rerun or backfill then computes the same "
                     "day); where 'now' is meant, use `F.current_timestamp()` / `F.current_date()`")
         self.ctx.report(self, node, message, help=help)
-
-
-def _contains(root, node) -> bool:
-    """Whether the expression ``node`` is ``root`` or inside it."""
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(child_nodes(current))
-    return False
 
 
 # libcst's node classes are ABCs (a slow isinstance on every Name visited) and have no subclasses

@@ -2,6 +2,7 @@ import libcst as cst
 
 from checks.python._driver import shown
 from checks.python._loops import LoopTracker
+from linter.sources.python import child_nodes, contains
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import method_name, persist_is_spark
 
@@ -30,7 +31,7 @@ def _assigned_before_in(body, target: str, call) -> bool:
     """Whether a statement of the loop's own body before the one holding ``call`` binds ``target`` to
     something not made from itself."""
     for statement in getattr(body, "body", ()):
-        if _holds(statement, call):
+        if contains(statement, call):
             return False
         for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
             if (isinstance(small, cst.Assign) and len(small.targets) == 1
@@ -52,17 +53,7 @@ def _counted(loop: cst.While) -> bool:
         if isinstance(current, cst.AugAssign) and isinstance(current.target, cst.Name) \
                 and current.target.value in names and isinstance(current.operator, (cst.AddAssign, cst.SubtractAssign)):
             return True
-        stack.extend(current.children)
-    return False
-
-
-def _holds(node, inner) -> bool:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current is inner:
-            return True
-        stack.extend(current.children)
+        stack.extend(child_nodes(current))
     return False
 
 

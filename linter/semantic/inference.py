@@ -14,8 +14,8 @@ from linter.semantic.api import (
 )
 from linter.semantic.bounds import BOUNDED, UNBOUNDED, _combine_bounds, declared_small, source_bound, sql_bound
 from linter.semantic.templates import template_parts
-from linter.neighbours import neighbour_bound, written_spellings
-from linter.semantic.scopes import _written_key
+from linter.semantic.neighbours import neighbour_bound
+from linter.semantic.scopes import _written_key, written_spellings
 from linter.semantic.evidence import is_foreign
 from linter.sources.python import child_nodes
 from linter.semantic.values import (

@@ -54,6 +54,21 @@ _WRITE_TERMINALS = frozenset("save saveAsTable parquet csv json orc delta insert
 _TAINTED = "\0tainted"  # the key of `written_small` holding the targets a function writes with a frame not proven small
 
 
+def _replaces(mode) -> bool:
+    """Whether a write in this save mode (a node, or None for none given) leaves only what it writes."""
+    return mode is None or (literal_string(mode) or "").lower() in ("overwrite", "error", "errorifexists")
+
+
+def written_spellings(key: str) -> tuple:
+    """The records a read of ``key`` (as ``_written_key`` spells it) matches: the key, a Fabric lakehouse's
+    `Tables/key`, and for `lakehouse.key` or `database.key`, `Tables/key` (the default lakehouse's table)."""
+    if "/" in key or ":" in key:
+        return (key,)
+    if "." in key:
+        return key, "Tables/" + key, "Tables/" + key.rsplit(".", 1)[1]
+    return key, "Tables/" + key
+
+
 def _written_key(key: str) -> str:
     """Table and view names match in any case (Spark's catalog does); paths keep theirs."""
     key = key.rstrip("/")
@@ -720,9 +735,8 @@ class Scopes:
             # as many rows as the driver held (Spark's DataFrame has no such method)
             args = positional_args(call)
             mode = keyword_arg(call, "mode") or (args[1] if len(args) > 1 else None)
-            replaces = mode is None or (literal_string(mode) or "").lower() in ("overwrite", "error", "errorifexists")
             self._record_written(args[0] if args else keyword_arg(call, "name"),
-                                 Value(DATAFRAME, BOUNDED) if replaces else None, "Tables/")
+                                 Value(DATAFRAME, BOUNDED) if _replaces(mode) else None, "Tables/")
             return
         if method not in _WRITE_TERMINALS:
             return
@@ -738,8 +752,7 @@ class Scopes:
         args = positional_args(call)
         target = args[0] if args else keyword_arg(call, "path") or keyword_arg(call, "name") \
             or keyword_arg(call, "tableName")
-        replaces = method != "insertInto" and (
-            mode is None or (literal_string(mode) or "").lower() in ("overwrite", "error", "errorifexists"))
+        replaces = method != "insertInto" and _replaces(mode)
         self._record_written(target, self.infer(writer.node.value) if replaces else None)
 
     def _forget_written(self) -> None:

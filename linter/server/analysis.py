@@ -13,9 +13,8 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from linter import project
 from linter.diagnostics import Finding, Location
-from linter.engine import PARSE_ERROR, check_document, error_finding, place
+from linter.engine import PARSE_ERROR, check_document, error_finding, forget_file_facts, place
 from linter.fixer import _reliable_until, fix_source
 from linter.sources import SQL, SourceError, language_of, load_document
 
@@ -143,7 +142,7 @@ def analyse(path: str, data: bytes, settings, language: str | None) -> Analysis:
     else:
         out.texts = {None: doc.text}
     fixable = settings.fixable_codes()
-    project.clear_caches()  # a module of the project may have been created or removed since the last check
+    forget_file_facts()  # a module, a sample file or a neighbour may have changed since the last check
     for result in check_document(doc, settings, codes):
         unit = result.unit
         limit = None

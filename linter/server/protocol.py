@@ -343,10 +343,6 @@ class SparkcheckServer(LanguageServer):
         gc.freeze()
 
     def _check_now(self, target: Target, generation: int):
-        for name in ("linter.datafiles", "linter.neighbours"):
-            measured = sys.modules.get(name)
-            if measured is not None:
-                measured.forget()  # sample files and neighbours are read as they are now, not at an earlier edit
         settings, problem = self.settings_for(target.path)
         if target.notebook:
             language = NOTEBOOK

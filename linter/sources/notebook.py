@@ -295,7 +295,8 @@ def load_ipynb(path: str, data: bytes) -> Document:
     search_from = 0
     keys = [text_key.get(str(c.get("cell_type", "code")), "source") for c in raw_cells]
     exact = None
-    if sum(len(re.findall(rf'"{k}"\s*:', raw)) for k in set(keys)) != len(keys):
+    key_patterns = {k: re.compile(rf'"{k}"\s*:') for k in set(keys)}  # a key, not a value saying "source"
+    if sum(len(p.findall(raw)) for p in key_patterns.values()) != len(keys):
         exact = _cell_key_positions(raw, set(keys))  # a `"source"` key in some metadata too: read where each is
     for number, (c, key) in enumerate(zip(raw_cells, keys), start=1):
         kind = str(c.get("cell_type", "code"))
@@ -304,7 +305,7 @@ def load_ipynb(path: str, data: bytes) -> Document:
         if exact is not None:
             pos = exact[number - 1] if number - 1 < len(exact) else -1
         else:
-            found = re.compile(rf'"{key}"\s*:').search(raw, search_from)
+            found = key_patterns[key].search(raw, search_from)
             pos = found.start() if found is not None else -1
         key_positions.append(pos)
         doc.cells[-1].raw_key = pos

@@ -209,6 +209,17 @@ def child_nodes(node) -> list:
     return _field_nodes(node, fields)
 
 
+def contains(root, node) -> bool:
+    """Whether ``node`` is ``root`` or inside it."""
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(child_nodes(current))
+    return False
+
+
 def _field_nodes(node, fields) -> list:
     """The nodes held in ``fields`` of ``node``, in that order (a field may hold a node or a sequence of them)."""
     out = []
