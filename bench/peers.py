@@ -137,7 +137,7 @@ def load_mapping(path: str = MAPPING) -> dict:
     out = {}
     with open(path, encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f, delimiter="\t"):
-            codes = [c for c in row["codes"].split(",") if c]
+            codes = [c.strip() for c in row["codes"].split(",") if c.strip()]
             out[(row["peer"], row["rule"])] = (row["verdict"], codes, row["note"])
     return out
 

@@ -10,12 +10,28 @@ import libcst as cst
 from linter.semantic import BOUNDED, DATAFRAME, RDD, method_name
 
 MAX_SHOWN = 48
+# A comparison's operators as text, and each one with its sides swapped (`0 < n` is `n > 0`).
+COMPARISONS = {cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<", cst.LessThanEqual: "<=",
+               cst.GreaterThan: ">", cst.GreaterThanEqual: ">="}
+FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 
 
 def shown(ctx, node) -> str:
     """Source of a node for a message, shortened."""
     text = " ".join(ctx.code_for(node).split())
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def counted_frame(ctx, node):
+    """``x`` of ``x.count()`` when ``x`` is a DataFrame whose rows no known limit bounds (a `limit(1)` or a
+    one-row aggregate counts at no cost); else None."""
+    if node.__class__ is not cst.Call or node.args or method_name(node) != "count":
+        return None
+    receiver = node.func.value
+    value = ctx.semantic.infer(receiver)
+    if value is not None and value.kind == DATAFRAME and not isinstance(value.bound, int):
+        return receiver
+    return None
 
 
 def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Optional[tuple]:

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from checks.python._driver import shown
+from checks.python._driver import COMPARISONS, FLIPPED, counted_frame, shown
 from checks.python._fixes import atom, replace
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, literal_int, method_name, positional_args
@@ -10,11 +10,8 @@ _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.get
 # (operator, literal) pairs that test for "empty" / "not empty" against count().
 _EMPTY = {("==", 0), ("<", 1), ("<=", 0)}
 _NOT_EMPTY = {(">", 0), ("!=", 0), (">=", 1)}
-_OPS = {cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<", cst.LessThanEqual: "<=",
-        cst.GreaterThan: ">", cst.GreaterThanEqual: ">="}
 # Actions that fetch `n` rows and stop there: a test for rows of one of them costs what `isEmpty()` does at n = 1.
 _FETCHES = ("take", "head", "tail")
-_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 
 
 class CountEmptinessCheck(PythonRule):
@@ -37,7 +34,9 @@ class CountEmptinessCheck(PythonRule):
     `len(df.head(1)) > 0`, `not df.tail(1)`, `df.first() is None`,
     `len(df.limit(1).collect()) == 0`, `df.limit(1).count() > 0`. They stop
     at the first row they find, as `isEmpty()` does, and cost no more (see
-    below): rewriting them changes style, not work.
+    below): rewriting them changes style, not work. A count compared with
+    another threshold (`df.count() < 100`) is SPK112's
+    (count-threshold-check, preview).
 
     ## Why is this bad?
     `count()` runs a job that reads every row of every partition to produce a
@@ -133,7 +132,8 @@ class CountEmptinessCheck(PythonRule):
         Invalid(_SETUP + "if orders.rdd.isEmpty():\n    raise SystemExit(1)\n",
                 fixed=_SETUP + "if orders.isEmpty():\n    raise SystemExit(1)\n"),
         Invalid(_SETUP + "if not orders.count() > 0:\n    pass\n", fixed=_SETUP + "if orders.isEmpty():\n    pass\n"),
-        Invalid(_SETUP + "if len(orders.collect()) > 1:\n    pass\n", fixed=_SETUP + "if orders.count() > 1:\n    pass\n"),
+        Invalid(_SETUP + "if len(orders.collect()) > 1:\n    pass\n", fixed=_SETUP + "if orders.count() > 1:\n    pass\n",
+                preview=False),  # (with --preview, SPK112 then limits the count: `orders.limit(2).count() > 1`)
         Invalid(_SETUP + "def process(batch, batch_id):\n    if batch.count() > 0:\n        batch.write.save()\n\n"
                 "orders.writeStream.foreachBatch(process).start()\n",
                 fixed=_SETUP + "def process(batch, batch_id):\n    if not batch.isEmpty():\n        batch.write.save()\n\n"
@@ -204,12 +204,9 @@ class CountEmptinessCheck(PythonRule):
         """
         if not isinstance(node, cst.Call):
             return None
-        if method_name(node) == "count" and not node.args:
-            receiver = node.func.value
-            value = self.ctx.semantic.infer(receiver)
-            if value is not None and value.kind == DATAFRAME and not isinstance(value.bound, int):
-                # (a `limit(1)` or one-row aggregate counts at no cost)
-                return receiver, f"{shown(self.ctx, receiver)}.count()", "count", node
+        receiver = counted_frame(self.ctx, node)
+        if receiver is not None:
+            return receiver, f"{shown(self.ctx, receiver)}.count()", "count", node
         if method_name(node) in _FETCHES and truth and self.ctx.semantic.is_dataframe(node.func.value):
             return self._fetched(node, f"{shown(self.ctx, node)}")
         if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
@@ -268,17 +265,17 @@ class CountEmptinessCheck(PythonRule):
         if len(node.comparisons) != 1:
             return
         target = node.comparisons[0]
-        op = _OPS.get(type(target.operator))
+        op = COMPARISONS.get(type(target.operator))
         if op is None:
             return
         left, right = node.left, target.comparator
         found, number, counted = self._counted(left), literal_int(right), left
         if found is None and self._counted(right) is not None:
-            found, number, op, counted = self._counted(right), literal_int(left), _FLIP[op], right
+            found, number, op, counted = self._counted(right), literal_int(left), FLIPPED[op], right
         if found is None:
             # `n > 0` where `n = df.count()` is used only there
             name, number, op = (left, literal_int(right), op) if literal_int(right) is not None else \
-                (right, literal_int(left), _FLIP[op])
+                (right, literal_int(left), FLIPPED[op])
             if number is not None and ((op, number) in _EMPTY or (op, number) in _NOT_EMPTY):
                 self._assigned_count(name)
             return

@@ -193,17 +193,17 @@ class Inference:
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             item = literal_string(node.slice[0].slice.value)
             base = node.value
-            if item is not None and isinstance(base, cst.Name) and self._constant_container(base.value):
+            if item is not None and isinstance(base, cst.Name) and self.constant_container(base.value):
                 return f'{{{base.value}["{item}"]}}'
             return None
         if isinstance(node, cst.Attribute):
             name = dotted_name(node)
             root = name.split(".", 1)[0] if name is not None else None
-            if root is not None and root != "self" and self._constant_container(root):
+            if root is not None and root != "self" and self.constant_container(root):
                 return f"{{{name}}}"
         return None
 
-    def _constant_container(self, name: str) -> bool:
+    def constant_container(self, name: str) -> bool:
         """A module-level name bound once, not rebound in the scopes around (a parameter, a local), and never
         changed in place by the file (`CONFIG["k"] = ...`, `CONFIG.update(...)`, `cfg.TABLE = ...`)."""
         if any(name in scope.names for scope in self.scopes[1:]) or self.module_assignment(name) is None:
