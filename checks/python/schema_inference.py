@@ -1,3 +1,5 @@
+import re
+
 import libcst as cst
 
 from checks.python._literals_and_reads import falsy, reader_chain, reader_options, truthy
@@ -5,6 +7,14 @@ from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import RDD, READER, UNBOUNDED, literal_string, method_name, positional_args
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+
+
+# How the Fabric and Databricks tutorials fetch their sample before reading it.
+_DOWNLOAD = (
+    "import os, requests\nremote_url = '{url}'\ndownload_path = '{folder}'\nos.makedirs(download_path, exist_ok=True)\n"
+    "for fname in ['churn.csv']:\n    r = requests.get(f'{{remote_url}}/{{fname}}', timeout=30)\n"
+    "    with open(f'{{download_path}}/{{fname}}', 'wb') as f:\n        f.write(r.content)\n"
+)
 
 
 class SchemaInference(PythonRule):
@@ -27,7 +37,15 @@ class SchemaInference(PythonRule):
     data is mounted: `/data/flight-data/csv/2015-summary.csv` read from a
     repository with `data/flight-data/csv/2015-summary.csv`): sample data,
     small and fixed, where an inference pass costs nothing and no type can
-    drift.
+    drift. Nor is a read of the folder the same file downloads a fixed URL
+    into (`requests.get(f"{URL}/{name}")` saved with `open(f"{folder}/{name}",
+    "wb")`, or `urlretrieve(URL, path)`; `/lakehouse/default/Files/x`, the
+    local mount, is Spark's `Files/x`), when the file also brings the frame
+    read whole to the driver (`df.toPandas()`, `df.select("text").collect()`):
+    the tutorials' way with their published samples, a fixed file its author
+    knows to fit in the driver. A fixed download that is not brought to the
+    driver is still reported: its types cannot drift, but the inference pass
+    over a file of millions of rows is a real cost.
 
     The all-strings case is reported only with `--preview`: hand-judged
     samples of real code found it wrong more often than right (a CSV copied
@@ -84,8 +102,24 @@ class SchemaInference(PythonRule):
         Invalid(_SETUP + "import os\ndef load(base):\n    return spark.read.json(os.path.join(base, 'events'))\n"),
         Invalid(_SETUP + "import os\nHERE = os.path.dirname(__file__)\nHERE = 's3://lake'\n"
                 "events = spark.read.json(HERE + '/events')\n"),
+        # a download into another folder than the one read, from an address the file does not spell out, or
+        # of a sample the file never holds whole on the driver (13 million rows: the extra pass is a real cost)
+        Invalid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
+                + "df = spark.read.csv('Files/landing/churn.csv', header=True, inferSchema=True)\ndf.toPandas()\n"),
+        Invalid(_SETUP + _DOWNLOAD.format(url="{base_url}", folder="/lakehouse/default/Files/raw")
+                + "df = spark.read.csv('Files/raw/churn.csv', header=True, inferSchema=True)\ndf.toPandas()\n"),
+        Invalid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
+                + "raw_df = spark.read.csv('Files/raw/churn.csv', header=True, inferSchema=True)\n"
+                "raw_df.write.saveAsTable('criteo')\n"),
     )
     valid = (
+        # a published sample the notebook fetches itself, read from where it saved it
+        # ... and brings whole to the driver: small and fixed
+        Valid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
+              + "df = spark.read.csv('Files/raw/churn.csv', header=True, inferSchema=True).cache()\n"
+              "display(df)\ndf = df.toPandas()\n"),
+        Valid(_SETUP + "import urllib.request\nurllib.request.urlretrieve('https://example.org/t.json', '/tmp/demo/t.json')\n"
+              "trips = spark.read.json('file:/tmp/demo/t.json')\nwords = trips.select('text').collect()\n"),
         Valid(_SETUP + "events = spark.read.schema('id BIGINT, ts TIMESTAMP').json('s3://raw/events/')\n"),
         Valid(_SETUP + "orders = spark.read.option('header', True).schema('id BIGINT, amount DOUBLE').csv('s3://raw/')\n"),
         Valid(_SETUP + "events = spark.read.json('fixtures/events.json')\n", path="tests/test_events.py"),
@@ -134,6 +168,8 @@ class SchemaInference(PythonRule):
             return  # Delta's own transaction log, read to look at its commits: mixed actions, inference is the tool
         if args and self.ctx.semantic.local_sample(args[0]):
             return  # sample data beside the code or in the repository: small and fixed, nothing drifts
+        if args and self.ctx.semantic.downloaded_sample(args[0]) and self._brought_to_driver(node):
+            return  # a published sample the file fetches itself and then holds whole on the driver: small and fixed
         data = self.ctx.semantic.infer(args[0]) if args and path is None else None
         if data is not None and data.kind == RDD and data.bound not in (None, UNBOUNDED):
             return  # `read.json(sc.parallelize([text]))`: records the code holds, read once; nothing to drift
@@ -143,6 +179,24 @@ class SchemaInference(PythonRule):
             self._report(node, "reading JSON without a schema makes Spark scan the input to infer one, and the types drift with the data")
         elif fmt == "csv" and not strings and self.ctx.settings.preview:
             self._report(node, "reading CSV without a schema makes every column a string: numbers and dates are cast implicitly downstream")
+
+    def _brought_to_driver(self, read: cst.Call) -> bool:
+        """Whether the name the read's chain is assigned to (`df = spark.read...csv(...).cache()`) is brought
+        whole to the driver somewhere in the file (`df.toPandas()`, `df.select("text").collect()`): the author
+        knows it fits there, so an inference pass over it costs next to nothing."""
+        target = None
+        for parent in reversed(self.ctx.ancestors[:-1]):
+            cls = parent.__class__
+            if cls is cst.Call or cls is cst.Attribute:
+                continue  # the chain around the read: `.cache()`, `.repartition(8)`
+            if cls is cst.Assign and len(parent.targets) == 1 and parent.targets[0].target.__class__ is cst.Name:
+                target = parent.targets[0].target.value
+            break
+        if target is None:
+            return False
+        driver = re.compile(rf"(?<![\w.]){re.escape(target)}\s*(?:\.\s*(?:select|limit|filter|where|cache|dropna)"
+                            rf"\s*\([^()]*\)\s*)*\.\s*(?:toPandas|collect)\s*\(")
+        return driver.search(self.ctx.semantic.text or "") is not None
 
     def _report(self, node, message: str) -> None:
         self.ctx.report(self, node, message, help="declare the schema: `.schema(StructType(...))` or a DDL string "

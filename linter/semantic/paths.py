@@ -11,11 +11,12 @@ the corpus copy of a repository may leave its data out), so the cache needs no k
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
 
-from linter.semantic.values import FUNCTION, IMPORT, dotted_name, target_names
+from linter.semantic.values import FUNCTION, IMPORT, dotted_name, literal_string, target_names
 from linter.sources.python import child_nodes
 
 # Functions and methods whose result is a path under their first argument (or their receiver).
@@ -49,6 +50,66 @@ class ShippedFiles:
             return False
         text = self.text_of(node)
         return text is not None and text in found
+
+    def downloaded_sample(self, node) -> bool:
+        """A read's path inside a folder this file fills from a fixed URL: `requests.get(f"{URL}/{name}")` saved
+        with `open(f"{folder}/{name}", "wb")`, `urlretrieve(URL, path)`. The tutorials of Fabric and Databricks
+        fetch their published sample this way before reading it: fixed data, whose types cannot drift. Its size
+        is not known, so this vouches for no bound on its rows."""
+        folders = self.__dict__.get("_download_folders")
+        if folders is None:
+            folders = self.__dict__["_download_folders"] = self._download_folders()
+        if not folders:
+            return False
+        text = self.text_of(node)
+        if text is None:
+            return False
+        path = _normal_path(text)
+        return any(path == folder or path.startswith(folder + "/") for folder in folders)
+
+    def _download_folders(self) -> tuple:
+        """The folders (as `_normal_path` writes them) of the files this file writes when it also downloads
+        from a fixed `http(s)://` address; () when it downloads nothing."""
+        if not _DOWNLOAD_HINT.search(self.text or ""):
+            return ()
+        fetched, written = False, []
+        for call in _calls(self.scopes[0].node):
+            name = self.qualified_name(call.func) or dotted_name(call.func) or ""
+            args = [a.value for a in call.args if a.keyword is None and not a.star]
+            if name in _DOWNLOADS and args and _FIXED_URL.match(self._text_prefix(args[0]) or ""):
+                fetched = True
+                if name.endswith(("urlretrieve", "download")) and len(args) > 1:
+                    written.append(args[1])  # `urlretrieve(URL, path)`, `wget.download(URL, path)`
+            elif name == "open" and len(args) > 1 and literal_string(args[1]) in ("w", "wb", "xb", "x"):
+                written.append(args[0])
+        if not fetched:
+            return ()
+        folders = []
+        for path in written:
+            prefix = self._text_prefix(path)
+            folder = _normal_path(prefix.rsplit("/", 1)[0]) if prefix and "/" in prefix else ""
+            if folder.count("/") >= 1:  # at least two levels (`Files/churn`), never a bare `/tmp` or `Files`
+                folders.append(folder)
+        return tuple(folders)
+
+    def _text_prefix(self, node) -> Optional[str]:
+        """The start of a string expression that the file proves: all of ``text_of``, or an f-string's (or a
+        `+`'s) parts up to the first one it does not (`f"{folder}/{name}"` with a loop's `name`)."""
+        text = self.text_of(node)
+        if text is not None:
+            return text
+        if isinstance(node, cst.FormattedString):
+            out = []
+            for part in node.parts:
+                text = part.value if isinstance(part, cst.FormattedStringText) else \
+                    self.text_of(part.expression) if part.format_spec is None and part.conversion is None else None
+                if text is None:
+                    break
+                out.append(text)
+            return "".join(out) or None
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            return self._text_prefix(node.left)
+        return None
 
     def shipped_with_code(self, node, depth: int = 0, function=None) -> bool:
         """Whether ``node`` (a read's path) is built from the module's own location: ``__file__``, directly or
@@ -146,6 +207,37 @@ class ShippedFiles:
         if name not in counts:
             counts[name] = _count_bindings(self.scopes[0].node, name)
         return counts[name]
+
+
+_DOWNLOAD_HINT = re.compile(r"\b(?:requests|httpx|urlopen|urlretrieve|wget)\b")
+_DOWNLOADS = frozenset(("requests.get", "httpx.get", "urllib.request.urlopen", "urllib.request.urlretrieve",
+                        "wget.download"))
+_FIXED_URL = re.compile(r"https?://[^/{}]+/")  # a scheme and a host the file spells out
+
+
+def _normal_path(text: str) -> str:
+    """A path as a read and a download both spell it: no doubled or trailing `/`, no `file:` scheme, and
+    Fabric's mount of the default lakehouse (`/lakehouse/default/Files/x`) as Spark's relative `Files/x`,
+    `/dbfs/x` as `dbfs:/x`."""
+    text = text.strip()
+    if text.startswith("file:"):  # `file:///tmp/x`, `file:/tmp/x`: the local disk, as `open` names it
+        text = "/" + text[len("file:"):].lstrip("/")
+    text = re.sub(r"(?<!:)/{2,}", "/", text).rstrip("/")
+    if text.startswith("/lakehouse/default/"):
+        return text[len("/lakehouse/default/"):]
+    if text.startswith("/dbfs/"):
+        return "dbfs:/" + text[len("/dbfs/"):]
+    return text
+
+
+def _calls(module):
+    """Every call in the module, nested ones included."""
+    stack = [module] if module is not None else []
+    while stack:
+        node = stack.pop()
+        if node.__class__ is cst.Call:
+            yield node
+        stack.extend(child_nodes(node))
 
 
 def _rooted(node) -> bool:
