@@ -21,6 +21,9 @@ _SETUP = (
 )
 
 
+_MAKES_NEW = re.compile(r"_*(?:copy|clone|create)(?:_|$)", re.IGNORECASE)
+
+
 class WriteWithoutMode(PythonRule):
     """
     ## What it does
@@ -36,8 +39,11 @@ class WriteWithoutMode(PythonRule):
     table the same function deletes first (SPK322 reports that), a path a
     notebook removes in a clean-up cell (`%fs rm -r /tmp/out`,
     `dbutils.fs.rm("/tmp/out", True)`: run top to bottom, each run starts
-    without it), and test modules, whose outputs live in fresh temporary
-    directories.
+    without it), a target that is a parameter of a function named for
+    making something new (`copy_table(df, target_path)`, `clone_*`,
+    `create_*`: the caller names a new place, and `errorifexists` is what
+    keeps the function from replacing a table the caller did not mean to),
+    and test modules, whose outputs live in fresh temporary directories.
 
     ## Why is this bad?
     The default save mode is `errorifexists`: the first run works, and every
@@ -77,6 +83,9 @@ class WriteWithoutMode(PythonRule):
         Invalid(_SETUP + "orders.write.parquet('s3://curated/orders/')\n"),
         Invalid(_SETUP + "orders.write.format('delta').partitionBy('day').saveAsTable('curated.orders')\n"),
         Invalid("from pyspark.sql import DataFrame\n\ndef export(df, path):\n    df.write.option('header', True).csv(path)\n"),
+        # a copy whose target the function fixes itself: a rerun fails on its own last output
+        Invalid("from pyspark.sql import DataFrame\n\ndef copy_orders(df: DataFrame):\n"
+                "    df.write.format('delta').save('s3://backup/orders')\n"),
         Invalid(_SETUP + "orders.write.jdbc(url, 'public.orders', properties=props)\n"),
         # a job (not a notebook) that removes the output at its end: a rerun after a failure finds it there
         Invalid(_SETUP + "orders.write.csv('/tmp/wordcounts.csv')\ndbutils.fs.rm('/tmp/wordcounts.csv', True)\n"),
@@ -96,6 +105,11 @@ class WriteWithoutMode(PythonRule):
         Valid(_SETUP + "import shutil\nshutil.rmtree('/tmp/out/orders', ignore_errors=True)\n"
               "orders.write.parquet('/tmp/out/orders')\n"),
         Valid(_SETUP + "orders.write.parquet(tmp_path)\n", path="tests/test_export.py"),
+        # a function that makes a new table or copy where its caller says: it must not replace one
+        Valid("from pyspark.sql import DataFrame\n\ndef copy_table(df: DataFrame, target_path: str):\n"
+              "    df.write.format('delta').save(target_path)\n"),
+        Valid("from pyspark.sql import DataFrame\n\ndef create_snapshot(df: DataFrame, name):\n"
+              "    df.write.saveAsTable(name)\n"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nframe.write.parquet('out')\n"),
         # a notebook's clean-up cell removes the output: the next run starts without it
         Valid("# Databricks notebook source\n" + _SETUP + "orders.write.csv('/tmp/wordcounts.csv')\n\n"
@@ -112,6 +126,19 @@ class WriteWithoutMode(PythonRule):
         return re.search(rf"%fs\s+rm\s+(?:-r\s+)?(?:dbfs:)?{path}(?=[\s\\\"']|$)"
                          rf"|\.fs\.rm\(\s*\\?[\"']{path}\\?[\"']\s*,\s*(?:recurse\s*=\s*)?True",
                          document.text) is not None
+
+    def _new_target(self, target) -> bool:
+        """The target is a parameter of the function around the write, whose name says it makes something new
+        (`copy_*`, `clone_*`, `create_*`): the caller names a new place, and `errorifexists` keeps the caller's
+        data from being replaced when the place is taken."""
+        if target is None or target.__class__ is not cst.Name:
+            return False
+        function = next((a for a in reversed(self.ctx.ancestors) if a.__class__ is cst.FunctionDef), None)
+        if function is None or not _MAKES_NEW.match(function.name.value):
+            return False
+        params = function.params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        return target.value in names
 
     def visit_Assign(self, node: cst.Assign) -> None:
         record_assignment(self.ctx, node)
@@ -133,6 +160,8 @@ class WriteWithoutMode(PythonRule):
             return  # deleted just before: no longer there on a rerun (SPK322's concern)
         if key is not None and self._cleaned_up(key):
             return  # a notebook whose clean-up cell removes the output: the next run writes it afresh
+        if self._new_target(target):
+            return  # `def copy_table(df, target_path)`: refusing a target that exists is the function's promise
         where = f"`{shown(self.ctx, target)}`" if target is not None else "the output"
         kind = "table" if info.method == "saveAsTable" or info.method == "jdbc" else "path"
         self.ctx.report(
