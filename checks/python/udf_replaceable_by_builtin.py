@@ -135,6 +135,12 @@ class _Scan:
                             return False
                         self.add("Column.isin")
                         return self.ok(node.left)
+                    if literal_type(node.left) == "str" and _string_valued(comparator):
+                        # `'bot' in agent.lower()`: a substring test of a string the UDF makes from its input
+                        self.add("Column.contains")
+                        if not self.ok(comparator):
+                            return False
+                        continue
                     if not isinstance(comparator, (cst.Set, cst.List, cst.Tuple)):
                         return False
                     self.add("Column.isin")
@@ -330,6 +336,16 @@ class _Scan:
         return False
 
 
+def _string_valued(node) -> bool:
+    """A string method's result (`s.lower()`, `s.strip()`) or a slice of one: a string, never a list."""
+    while isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+        node = node.value
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _STRINGS
+
+
+_STRINGS = frozenset(("upper", "lower", "strip", "lstrip", "rstrip", "title", "replace", "zfill", "ljust", "rjust"))
+
+
 def _range_of_len(node) -> str | None:
     """``xs`` of ``range(len(xs))``."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range" \
@@ -511,6 +527,7 @@ class UdfReplaceableByBuiltin(PythonRule):
         Invalid(_SETUP + "all_set = udf(lambda xs: all(x is not None for x in xs), 'boolean')\n"),
         Invalid(_SETUP + "pairs = udf(lambda a, b: list(zip(a, b)), 'array<struct<a:int,b:int>>')\n"),
         Invalid(_SETUP + "@udf('string')\ndef up(s): return s.upper()\n"),
+        Invalid(_SETUP + "@udf('boolean')\ndef is_bot(agent):\n    return agent is not None and 'bot' in agent.lower()\n"),
         Invalid(_SETUP + "@udf(returnType=StringType())\ndef mask(card):\n    digits = card[-4:]\n    return '*' * 12 + digits\n"),
         Invalid(_SETUP + "from math import cos, sqrt\n\ndef distance(a, b):\n    dx, dy = a[0] - b[0], a[1] - b[1]\n"
                 "    return sqrt(dx ** 2 + dy ** 2) * cos(a[0])\n\nkm = udf(lambda p: distance(p, (52.5, 13.4)), 'double')\n"),
