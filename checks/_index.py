@@ -272,7 +272,7 @@ MODULES = {
     'python/udf_in_predicate.py': 13084,
     'python/udf_loop_over_array.py': 18658,
     'python/udf_missing_return_type.py': 9533,
-    'python/udf_replaceable_by_builtin.py': 38122,
+    'python/udf_replaceable_by_builtin.py': 38179,
     'python/udf_return_type_mismatch.py': 5271,
     'python/udf_vectorizable.py': 10068,
     'python/union_by_position.py': 3653,
