@@ -45,6 +45,8 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
     if name not in methods:
         return None
     receiver = node.func.value
+    if _conversion_helper(rule.ctx, receiver, node):
+        return None
     value = rule.ctx.semantic.infer(receiver)
     if value is None or value.kind not in (DATAFRAME, RDD):
         return None
@@ -73,6 +75,34 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
     else:
         why = "nothing bounds its rows (no `limit`, no global aggregate)"
     return receiver, value, why
+
+
+def _conversion_helper(ctx, receiver, node: cst.Call) -> bool:
+    """`def to_pandas(df): return df.toPandas()`: a function whose whole body hands back the action on its own
+    parameter is a conversion its callers choose to make, on frames whose size they know; the finding belongs
+    to a caller, not to the helper."""
+    if receiver.__class__ is not cst.Name:
+        return False
+    function = next((a for a in reversed(ctx.ancestors) if a.__class__ in (cst.FunctionDef, cst.Lambda)), None)
+    if function is None or function.__class__ is not cst.FunctionDef:
+        return False
+    body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else [function.body]
+    if body and _docstring(body[0]):
+        body = body[1:]
+    if len(body) != 1 or body[0].__class__ is not cst.SimpleStatementLine or len(body[0].body) != 1:
+        return False
+    statement = body[0].body[0]
+    params = function.params
+    names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    names = [n for n in names if n not in ("self", "cls")]
+    # the frame is all it takes: a callback with more (`foreachBatch(f)`'s `(batch, batch_id)`) is not a helper
+    return statement.__class__ is cst.Return and statement.value is node and names == [receiver.value]
+
+
+def _docstring(statement) -> bool:
+    return statement.__class__ is cst.SimpleStatementLine and len(statement.body) == 1 and \
+        statement.body[0].__class__ is cst.Expr and isinstance(statement.body[0].value, (cst.SimpleString,
+                                                                                        cst.ConcatenatedString))
 
 
 def origin(rule, value, receiver) -> str:

@@ -77,7 +77,10 @@ class CollectOnUnboundedDataFrame(PythonRule):
     call there passes a frame its module shows to be small
     (`self.context.set_stats(spark.createDataFrame(rows))`), reported when one
     passes anything else or none calls it. Those modules are part of the
-    file's cache key.
+    file's cache key. A function whose whole body is `return df.collect()`
+    of its own parameter (a library's conversion helper,
+    `def rows(df): return df.collect()`) is not reported: its callers choose
+    what they bring back.
     `collect()[0]` is left to SPK105 (collect-first-row).
 
     ## Why is this bad?
@@ -186,6 +189,7 @@ class CollectOnUnboundedDataFrame(PythonRule):
     )
     valid = (
         Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),
+        Valid(_SETUP + 'from pyspark.sql import DataFrame\n\ndef rows_of(frame: DataFrame):\n    return frame.collect()\n'),
         Valid("from databricks.connect import DatabricksSession\n\n"
               "session = DatabricksSession.builder.profile('dev').getOrCreate()\n"
               "rows = session.table('samples.tpch.orders').limit(20).collect()\n"),

@@ -21,7 +21,10 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
     bounded: a Python UDF whose every `return` gives a literal (a sentiment of
     `'Positive'`, `'Negative'` or `'Neutral'`), an `F.when(...)` chain of
     literals, a condition. A grouping by a column of any other values has a
-    row per value, and is reported.
+    row per value, and is reported. Nor is a function whose whole body is
+    `return df.toPandas()` of its own parameter (a conversion helper of a
+    library, `def to_pandas(df): return df.toPandas()`): its callers choose
+    what they convert; a helper that also selects or filters is reported.
 
     ## Why is this bad?
     `toPandas()` collects every row to the driver and then builds a pandas
@@ -88,6 +91,7 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
         Valid(_SETUP + 'taxi = spark.read.format("delta").load("Tables/nyctaxi")\n'
               'pdf = taxi.sample(True, 0.001, seed=1234).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").limit(10_000).toPandas()\n'),
+        Valid(_SETUP + 'def to_pandas(spark_df: DataFrame):\n    """The frame as pandas."""\n    return spark_df.toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").groupBy().agg(F.sum("amount")).toPandas()\n'),
         Valid(_SETUP + 'pdf = spark.table("sales").describe().toPandas()\n'),
         # a lakehouse table the notebook wrote from literal rows, read back by its name in another case
