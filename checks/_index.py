@@ -195,7 +195,7 @@ MODULES = {
     'python/_callees.py': 19831,
     'python/_collections.py': 891,
     'python/_determinism_and_joins.py': 21363,
-    'python/_driver.py': 7211,
+    'python/_driver.py': 7384,
     'python/_driver_values.py': 4719,
     'python/_fixes.py': 3447,
     'python/_jdbc.py': 4989,
