@@ -99,6 +99,29 @@ def _unvalidated():
         cst.CSTNode.__post_init__ = _post_init
 
 
+# Trees parsed before their own check: a notebook's neighbours are parsed to read the tables they write
+# (linter/semantic/neighbours.py), and most of them are checked later in the same run (72 of the 95 such parses
+# of the shared corpus). libcst's nodes are immutable, so that check takes the tree kept here instead of parsing
+# the same text again. At most _AHEAD_CHARS characters of text are kept (a tree takes about 36 bytes a character);
+# a run starts with none (``forget_parsed_ahead``).
+_AHEAD_CHARS = 512 * 1024
+_ahead: dict = {}  # text -> its tree, oldest first
+
+
+def parse_ahead(text: str) -> cst.Module:
+    """``parse``, keeping the tree for the text's own check later in this run."""
+    module = parse(text)
+    if len(text) <= _AHEAD_CHARS:
+        _ahead[text] = module
+        while sum(map(len, _ahead)) > _AHEAD_CHARS:
+            del _ahead[next(iter(_ahead))]
+    return module
+
+
+def forget_parsed_ahead() -> None:
+    _ahead.clear()
+
+
 def parse(text: str) -> cst.Module:
     """Parse Python 3 text; a syntax error becomes a SourceError at its place.
 
@@ -107,6 +130,10 @@ def parse(text: str) -> cst.Module:
     is used, as it is the better one.  Syntax CPython rejects but libcst reads
     (a newer Python than the one running sparkcheck) is still checked.
     """
+    if _ahead:
+        module = _ahead.pop(text, None)
+        if module is not None:
+            return module
     if _risky(text):
         _cpython(text)
     try:
