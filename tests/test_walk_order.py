@@ -119,6 +119,33 @@ def test_a_path_below_the_module_is_the_one_the_parent_map_gives(modules):
     assert checked > 100
 
 
+def test_spans_placed_by_statement_are_those_of_the_whole_module(modules):
+    """``node_spans`` given the statements holding the nodes (each generated alone and found in the text) places
+    them as generating the whole module does, and a statement whose text occurs twice, or the last one of a file
+    ending without a newline, is placed by the whole module."""
+    checked = 0
+    cases = [(module.code, module, 3) for _, module in modules[:60]]  # every third statement holds nodes
+    for text in ("df.show()\nx = 1\ndf.show()\n", "a = f(1)\nb = g(a)\nb = g(a)"):
+        cases.append((text, sources_python.parse(text), 1))
+    for text, module, step in cases:
+        nodes, statements = [], []
+        for statement in module.body[::step]:
+            stack = [statement]
+            while stack:
+                node = stack.pop()
+                if node.__class__ in (cst.Call, cst.Name, cst.Arg, cst.SimpleString):
+                    nodes.append(node)
+                stack.extend(sources_python.child_nodes(node))
+            statements.append(statement)
+        if not nodes:
+            continue
+        expected = sources_python.node_spans(module, nodes, text)
+        assert sources_python.node_spans(module, nodes, text, statements) == expected
+        assert len(expected) == len(set(nodes))
+        checked += len(nodes)
+    assert checked > 5_000
+
+
 @pytest.mark.parametrize("text", [
     "x = 1\n", "CONF = {'Classification': 'spark-defaults'}\n", "SPARK_SUBMIT_PARAMETERS\n", "spark_submitParameters",
     "Spark-Submit", "dataproc", "DATAPROC", "soft wareconfig", "configurations_json", "é classification",

@@ -515,20 +515,67 @@ class _OffsetState(CodegenState):
         return _Record(self, node, start_node, end_node)
 
 
-def node_spans(module: cst.Module, nodes) -> dict:
-    """Character offsets ``(start, end)`` of the syntactic span of each node."""
+class _StatementState(_OffsetState):
+    """``_OffsetState`` for one of the module's statements, generated alone: it keeps the statement's text (to
+    find where the statement is in the module's) and runs to the statement's end."""
+
+    def add_token(self, value: str) -> None:
+        self.offset += len(value)
+        self.tokens.append(value)
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.offset += len(token)
+        self.tokens.extend(self.indent_tokens)
+
+    def after_codegen(self, node) -> None:
+        if id(node) in self.wanted:
+            self.spans.setdefault(node, (self.starts[node], self.offset))
+            self.open -= 1
+
+
+def node_spans(module: cst.Module, nodes, text: str, statements=()) -> dict:
+    """Character offsets ``(start, end)`` in ``text`` (the module's) of the syntactic span of each node.
+
+    ``statements``, the module's statements that likely hold the nodes, are generated alone first: a statement of
+    the module is generated with no indentation, so its text is the module's from where it starts, and when that
+    text occurs once in the module's, the place is that one (the spans are those the whole module's generation
+    gives). The module is generated up to the last node still without a span (and all of it when the guesses were
+    wrong): a statement whose text occurs twice, a node outside ``statements``."""
     wanted = set(nodes)
     if not wanted:
         return {}
-    state = _OffsetState(module, wanted)
+    found: dict = {}
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 12000))  # code generation recurses once per nesting level
     try:
-        module._codegen(state)
-    except _Done:
-        pass
-    except RecursionError:
-        pass  # nodes not reached keep no span; they are reported at the start of the file
+        # (the last statement loses its newline when the file ends without one: not its text alone)
+        last = module.body[-1] if module.body and not module.has_trailing_newline else None
+        for statement in statements:
+            if statement is last:
+                continue
+            state = _StatementState(module, wanted)
+            try:
+                statement._codegen(state)
+            except RecursionError:
+                continue
+            code = "".join(state.tokens)
+            at = text.find(code)
+            if at < 0 or text.find(code, at + 1) >= 0:
+                continue
+            for node, (start, end) in state.spans.items():
+                if node in wanted:
+                    found[node] = (start + at, end + at)
+        rest = wanted.difference(found)
+        if rest:
+            state = _OffsetState(module, rest)
+            try:
+                module._codegen(state)
+            except _Done:
+                pass
+            except RecursionError:
+                pass  # nodes not reached keep no span; they are reported at the start of the file
+            found.update((n, state.spans[n]) for n in rest if n in state.spans)
     finally:
         sys.setrecursionlimit(limit)
-    return {n: state.spans[n] for n in wanted if n in state.spans}
+    return found
