@@ -134,11 +134,12 @@ def persist_is_spark(text: Optional[str]) -> bool:
     return bool(text) and "pyspark" in text and not _PERSIST_LIBRARY_IMPORT.search(text)
 
 
+_FOREIGN_PACKAGES = tuple(m + "." for m in FOREIGN_MODULES)
+
+
 def is_foreign(qualified: Optional[str]) -> bool:
     """Whether a qualified name belongs to pandas, polars, dask, an ORM ...: never a Spark object."""
-    return qualified is not None and any(
-        qualified == m or qualified.startswith(m + ".") for m in FOREIGN_MODULES
-    )
+    return qualified is not None and (qualified in FOREIGN_MODULES or qualified.startswith(_FOREIGN_PACKAGES))
 
 
 def _usage_of(node) -> Optional[tuple]:
