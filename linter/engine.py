@@ -29,7 +29,8 @@ class PythonContext:
         self.ancestors: list = []
         self.pending: list = []  # (code, node, message, fix, help, start)
         self.memo: dict = {}  # answers several rules ask for, per node (see checks/python/_udf.py)
-        # id -> the module's statements the walk was in when a node was reported: where node_spans looks first
+        # id(statement) -> the statements around the walk's place when a node was reported, innermost first (that
+        # statement the first): where node_spans looks first
         self.statements: dict = {}
 
     @property
@@ -100,9 +101,12 @@ class PythonContext:
 
 
 def note_statement(statements: dict, ancestors: list) -> None:
-    """Note the module's statement the walk is in (``ancestors[1]``), which most likely holds what is reported."""
-    if len(ancestors) > 1:
-        statements[id(ancestors[1])] = ancestors[1]
+    """Note the statements around the walk's place, which most likely hold what is reported (see node_spans)."""
+    from linter.sources.python import statements_around
+
+    around = statements_around(ancestors) if len(ancestors) > 1 else ()
+    if around:
+        statements.setdefault(id(around[0][0]), around)
 
 
 def _parents(module) -> dict:

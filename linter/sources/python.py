@@ -534,14 +534,33 @@ class _StatementState(_OffsetState):
             self.open -= 1
 
 
-def node_spans(module: cst.Module, nodes, text: str, statements=()) -> dict:
+def statements_around(ancestors: list) -> tuple:
+    """The statements of the walk's path (``ancestors``, from the module down), innermost first, each with the
+    indentation of the blocks around it: ``((statement, indent tokens), ...)``, as ``node_spans`` takes them."""
+    module = ancestors[0]
+    around = []
+    indent: tuple = ()
+    parent = module
+    for node in ancestors[1:]:
+        if parent.__class__ is cst.Module or parent.__class__ is cst.IndentedBlock:  # (exact classes: ABCs)
+            around.append((node, indent))
+        if node.__class__ is cst.IndentedBlock:
+            indent = (*indent, node.indent if node.indent is not None else module.default_indent)
+        parent = node
+    around.reverse()
+    return tuple(around)
+
+
+def node_spans(module: cst.Module, nodes, text: str, places=()) -> dict:
     """Character offsets ``(start, end)`` in ``text`` (the module's) of the syntactic span of each node.
 
-    ``statements``, the module's statements that likely hold the nodes, are generated alone first: a statement of
-    the module is generated with no indentation, so its text is the module's from where it starts, and when that
-    text occurs once in the module's, the place is that one (the spans are those the whole module's generation
-    gives). The module is generated up to the last node still without a span (and all of it when the guesses were
-    wrong): a statement whose text occurs twice, a node outside ``statements``."""
+    ``places`` are where the nodes likely are: for each, the statements around it (``statements_around``),
+    innermost first. Such a statement generated alone, with the indentation of its blocks, gives the module's
+    text from where the statement starts (but the newline the module drops at its end when the file has none),
+    so when that text occurs once in the module's, the statement is there, and the spans of the nodes in it
+    are those the whole module's generation gives; when it occurs more than once, the statement around it is
+    tried. The module is generated up to the last node still without a span (all of it when the guesses were
+    wrong)."""
     wanted = set(nodes)
     if not wanted:
         return {}
@@ -549,23 +568,24 @@ def node_spans(module: cst.Module, nodes, text: str, statements=()) -> dict:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 12000))  # code generation recurses once per nesting level
     try:
-        # (the last statement loses its newline when the file ends without one: not its text alone)
-        last = module.body[-1] if module.body and not module.has_trailing_newline else None
-        for statement in statements:
-            if statement is last:
-                continue
-            state = _StatementState(module, wanted)
-            try:
-                statement._codegen(state)
-            except RecursionError:
-                continue
-            code = "".join(state.tokens)
-            at = text.find(code)
-            if at < 0 or text.find(code, at + 1) >= 0:
-                continue
-            for node, (start, end) in state.spans.items():
-                if node in wanted:
-                    found[node] = (start + at, end + at)
+        for around in places:
+            for statement, indent in around:
+                state = _StatementState(module, wanted)
+                state.indent_tokens = list(indent)
+                try:
+                    statement._codegen(state)
+                except RecursionError:
+                    break
+                code = "".join(state.tokens).rstrip("\r\n")
+                at = text.find(code)
+                if at < 0:
+                    break  # (not the module's text: nothing around it is placed this way either)
+                if text.find(code, at + 1) >= 0:
+                    continue  # twice in the module: the statement around it
+                for node, (start, end) in state.spans.items():
+                    if node in wanted:
+                        found[node] = (start + at, end + at)
+                break
         rest = wanted.difference(found)
         if rest:
             state = _OffsetState(module, rest)
