@@ -216,12 +216,14 @@ def _calls_in(data: bytes, names: frozenset) -> dict:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {name: [_EVERYTHING_UNKNOWN] for name in mentioned}
     out: dict = {}
-    called = set()
+    called = set()  # the callees of the calls met (`ast.walk` meets a call before its callee: breadth first)
+    functions = []
     try:
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 called.add(id(node.func))
-        for node in ast.walk(tree):
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.append(node)
             name = None
             if isinstance(node, ast.Name) and node.id in names and id(node) not in called:
                 name = node.id
@@ -233,7 +235,7 @@ def _calls_in(data: bytes, names: frozenset) -> dict:
                 name = node.value  # `getattr(stats, "summarize")`
             if name is not None:
                 out.setdefault(name, []).append(_EVERYTHING_UNKNOWN)
-        for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
+        for scope in [tree, *functions]:
             bindings, calls = _scope(scope, names)
             for name, call, path in calls:
                 line = call.lineno

@@ -29,6 +29,9 @@ class PythonContext:
         self.ancestors: list = []
         self.pending: list = []  # (code, node, message, fix, help, start)
         self.memo: dict = {}  # answers several rules ask for, per node (see checks/python/_udf.py)
+        # id(statement) -> the statements around the walk's place when a node was reported, innermost first (that
+        # statement the first): where node_spans looks first
+        self.statements: dict = {}
 
     @property
     def parent(self):
@@ -94,6 +97,16 @@ class PythonContext:
                start=None):
         """Report ``node``; ``start`` (a node inside it) narrows where the span begins."""
         self.pending.append((rule.code, node, message, fix, help, start))
+        note_statement(self.statements, self.ancestors)
+
+
+def note_statement(statements: dict, ancestors: list) -> None:
+    """Note the statements around the walk's place, which most likely hold what is reported (see node_spans)."""
+    from linter.sources.python import statements_around
+
+    around = statements_around(ancestors) if len(ancestors) > 1 else ()
+    if around:
+        statements.setdefault(id(around[0][0]), around)
 
 
 def _parents(module) -> dict:
@@ -291,7 +304,7 @@ def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
         rule = rule_cls(ctx)
         for prefix, node_cls, attr in _methods(rule_cls):
             (visit if prefix == "visit_" else leave).setdefault(node_cls, []).append(getattr(rule, attr))
-    collector = EmbeddedSql(semantic, ctx.ancestors) if embedded_wanted else None
+    collector = EmbeddedSql(semantic, ctx.ancestors, ctx.statements) if embedded_wanted else None
     if collector is not None:
         visit.setdefault(cst.Call, []).append(collector.visit_Call)
     python_settings = None
@@ -330,7 +343,7 @@ def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
                     nodes.append(e.node)
                     if e.start_node is not None:
                         nodes.append(e.start_node)
-    spans = node_spans(module, nodes)
+    spans = node_spans(module, nodes, unit.text, ctx.statements.values())
     out = collector.diagnostics(unit, spans, settings, codes) if literals else []
     comments = None  # the unit's comments, read once, when a fix replaces text holding a "#"
     for code, node, message, fix, help, first in ctx.pending:
@@ -390,10 +403,11 @@ class EmbeddedSql:
     field is reported.
     """
 
-    def __init__(self, semantic, ancestors=()):
+    def __init__(self, semantic, ancestors=(), statements=None):
         self.semantic = semantic
         self.ancestors = ancestors  # the walk's path, to see what is done with a `spark.sql(...)` result
         self.found: list = []  # (literal node, "statement" or "expression", template, projected)
+        self.statements = {} if statements is None else statements  # (see PythonContext.statements)
 
     def visit_Call(self, node) -> None:
         from linter.semantic import DATAFRAME, SESSION, method_name
@@ -461,6 +475,7 @@ class EmbeddedSql:
             value = bound.node if bound is not None and bound.kind == STRING else None
         if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             self.found.append((value, mode, template, projected))
+            note_statement(self.statements, self.ancestors)
 
     def diagnostics(self, unit: Unit, spans: dict, settings, codes) -> list[Diagnostic]:
         """Findings of the SQL found, placed in the Python text (``spans``: offsets of the literals)."""

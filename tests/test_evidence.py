@@ -1927,3 +1927,27 @@ _BRANCHES = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.
 def test_a_limit_bounds_a_name_on_every_way_through_or_not_at_all(code, bound):
     value = probe(_BRANCHES + code)
     assert value is not None and value.kind == DATAFRAME and value.bound == bound, (value, value and value.bound)
+
+
+def test_member_uses_are_what_the_one_pattern_finds():
+    """``member_uses`` finds, from the members' dots, what trying one pattern at every word finds (the
+    fixtures' Python, sparkcheck's own, and the corner cases of a prefix, a chain, a word that is no name)."""
+    import glob
+    import os
+    import re
+
+    from linter.semantic import evidence
+
+    members = evidence._WATCHED | evidence.FOREIGN_ONLY | evidence._FREE_NAME_MEMBERS | evidence.RDD_ONLY
+    names = "|".join(sorted(members, key=len, reverse=True))
+    pattern = re.compile(rf"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*(?:{names})\b")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    texts = [open(p, encoding="utf-8", errors="replace").read() for folder in ("fixtures", "linter", "checks")
+             for p in glob.glob(os.path.join(root, folder, "**", "*.py"), recursive=True)]
+    texts += ["self.x.count", "self . x . count", "self.count.filter", "a.b.withColumn", "x\n.count", "1abc.count",
+              "\u00e9x.count", "x\u00e9.count", "self.self.count", "myself.x.count", "self.x.collect_schema",
+              "self.\u00e9.count", "_self.x.count", "self.  \n x .count  .filter", "a.count.count.count",
+              "x.countx", "x . \t count(", "self.x.y.count", ".count", "self.count"]
+    assert len(texts) > 300
+    for text in texts:
+        assert evidence.member_uses(text) == pattern.findall(text), text[:200]

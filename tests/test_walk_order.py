@@ -119,6 +119,38 @@ def test_a_path_below_the_module_is_the_one_the_parent_map_gives(modules):
     assert checked > 100
 
 
+def test_spans_placed_by_statement_are_those_of_the_whole_module(modules):
+    """``node_spans`` given the statements around the nodes (each generated alone with its blocks' indentation
+    and found in the text) places them as generating the whole module does; a statement whose text occurs
+    twice is placed by the one around it, or by the whole module, and so is the last one of a file ending
+    without a newline."""
+    checked = 0
+    cases = [(module.code, module, 7) for _, module in modules[:60]]  # a node in seven, and what is around it
+    for text in ("df.show()\nx = 1\ndf.show()\n", "a = f(1)\nb = g(a)\nb = g(a)",
+                 "def f():\n    df.show()\n\ndef g():\n    df.show()\n    return 1\n",
+                 "class A:\n  def f(self):\n      if x:\n         y = g(1)  # c\n    # d\n      y = g(1)"):
+        cases.append((text, sources_python.parse(text), 1))
+    for text, module, step in cases:
+        nodes, places = [], {}
+
+        def note(node, ancestors, step=step):
+            if len(nodes) % step == 0:
+                around = sources_python.statements_around(ancestors)
+                places.setdefault(id(around[0][0]), around)
+            nodes.append(node)
+
+        ancestors: list = []
+        hooks = {c: [lambda n, a=ancestors: note(n, a)] for c in (cst.Call, cst.Name, cst.Arg, cst.SimpleString)}
+        sources_python.walk(module, hooks, {}, ancestors)
+        if not nodes:
+            continue
+        expected = sources_python.node_spans(module, nodes, text)
+        assert sources_python.node_spans(module, nodes, text, places.values()) == expected
+        assert len(expected) == len(set(nodes))
+        checked += len(nodes)
+    assert checked > 10_000
+
+
 @pytest.mark.parametrize("text", [
     "x = 1\n", "CONF = {'Classification': 'spark-defaults'}\n", "SPARK_SUBMIT_PARAMETERS\n", "spark_submitParameters",
     "Spark-Submit", "dataproc", "DATAPROC", "soft wareconfig", "configurations_json", "é classification",

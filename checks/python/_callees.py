@@ -186,8 +186,17 @@ _TARGETED = frozenset((cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst
 _SCOPE_STATEMENTS = frozenset((cst.Global, cst.Nonlocal, cst.Import, cst.ImportFrom))
 
 
-def assigned_self_attributes(definition) -> frozenset:
-    """The `self.x` a function's body assigns (not in nested functions or classes)."""
+def assigned_self_attributes(ctx, definition) -> frozenset:
+    """The `self.x` a function's body assigns (not in nested functions or classes); read once per function (SPK109
+    asks at every `self.method()` call)."""
+    key = ("\0self-attributes", id(definition))
+    found = ctx.memo.get(key)
+    if found is None:
+        found = ctx.memo[key] = _assigned_self_attributes(definition)
+    return found
+
+
+def _assigned_self_attributes(definition) -> frozenset:
     names = set()
     stack = [definition.body]
     while stack:
@@ -224,7 +233,7 @@ def _summary(definition):
     if not calls:
         return ()
     derived = _Derivations(body, params)
-    own_attributes = assigned_self_attributes(definition)
+    own_attributes = _assigned_self_attributes(definition)  # (the summary itself is read once per function)
     on_params, on_free, seen = [], [], set()
     for node in calls:
         method = method_name(node)

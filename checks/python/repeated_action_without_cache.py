@@ -356,7 +356,7 @@ class RepeatedActionWithoutCache(PythonRule):
             # `self.refresh()` may assign the instance's frames anew: those it assigns are no longer known here
             definition, _ = callee_definition(self.ctx, node)
             if definition is not None:
-                for attr in assigned_self_attributes(definition):
+                for attr in assigned_self_attributes(self.ctx, definition):
                     if attr in self.attributes[-1]:
                         self.attributes[-1][attr] = None
         if method in WRITES and method not in ACTIONS:

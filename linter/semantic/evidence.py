@@ -87,15 +87,56 @@ _BATCH_FUNCTION = re.compile(
 )
 # Calls whose argument is a Spark DataFrame (qualified names after imports are resolved).
 DATAFRAME_TAKING = frozenset({"awsglue.dynamicframe.DynamicFrame.fromDF", "pyspark.sql.functions.broadcast"})
-_MEMBER = None  # compiled on first use: the names of every watched member, one alternation (scanned in C)
+_MEMBER = None  # compiled on first use: `.` and the name of a watched member, one alternation (scanned in C)
+_WORD_BEFORE = re.compile(r"\s*(\w+)")  # in the reversed text: the blanks and the word before a place
+_SELF_BEFORE = re.compile(r"\s*\.\s*fles(?!\w)")  # in the reversed text: `self .` before a place
 
 
 def _member_pattern():
     global _MEMBER
     if _MEMBER is None:
         names = "|".join(sorted(_WATCHED | FOREIGN_ONLY | _FREE_NAME_MEMBERS | RDD_ONLY, key=len, reverse=True))
-        _MEMBER = re.compile(rf"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*(?:{names})\b")
+        _MEMBER = re.compile(rf"\.\s*(?:{names})\b")
     return _MEMBER
+
+
+def member_uses(text: str) -> list:
+    r"""``(prefix, name)`` of each ``name.member`` and ``self.name.member`` of a watched member, as
+    ``re.findall(r"\b(self\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*(?:members)\b", text)`` finds them (the prefix is
+    the `self .` text or ""), without trying that pattern at every word of the text (a sixth of the time): the
+    members' dots are found first, then the word before each and a `self .` before that word, and the matches
+    are taken from the left, each starting past the end of the one before, `self .` first where both start."""
+    hits = list(_member_pattern().finditer(text))
+    if not hits:
+        return []
+    reversed_text = text[::-1]
+    size = len(text)
+    plain, prefixed = {}, {}  # where a match starts -> (where it ends, name[, prefix])
+    for hit in hits:
+        word = _WORD_BEFORE.match(reversed_text, size - hit.start())
+        if word is None:
+            continue
+        name = word.group(1)[::-1]
+        first = name[0]
+        if not ("a" <= first <= "z" or "A" <= first <= "Z" or first == "_"):
+            continue  # a word that starts with a digit (or a letter outside ASCII) starts no match
+        start = size - word.end()
+        plain[start] = (hit.end(), name)
+        prefix = _SELF_BEFORE.match(reversed_text, size - start)
+        if prefix is not None:
+            prefixed[size - prefix.end()] = (hit.end(), name, text[size - prefix.end():start])
+    out = []
+    taken = 0
+    for start in sorted(plain.keys() | prefixed.keys()):
+        if start < taken:
+            continue
+        if start in prefixed:
+            taken, name, prefix = prefixed[start]
+            out.append((prefix, name))
+        else:
+            taken, name = plain[start]
+            out.append(("", name))
+    return out
 _WATCHED = DATAFRAME_ONLY | COLUMN_TAKING | _SAME_ROWS
 # A name nothing in the file binds (a snippet, a name a Databricks `%run` notebook defines) is taken for a
 # DataFrame on these members too, which other objects share, when the file imports no other frame library.
@@ -134,11 +175,12 @@ def persist_is_spark(text: Optional[str]) -> bool:
     return bool(text) and "pyspark" in text and not _PERSIST_LIBRARY_IMPORT.search(text)
 
 
+_FOREIGN_PACKAGES = tuple(m + "." for m in FOREIGN_MODULES)
+
+
 def is_foreign(qualified: Optional[str]) -> bool:
     """Whether a qualified name belongs to pandas, polars, dask, an ORM ...: never a Spark object."""
-    return qualified is not None and any(
-        qualified == m or qualified.startswith(m + ".") for m in FOREIGN_MODULES
-    )
+    return qualified is not None and (qualified in FOREIGN_MODULES or qualified.startswith(_FOREIGN_PACKAGES))
 
 
 def _usage_of(node) -> Optional[tuple]:
@@ -191,7 +233,7 @@ class Evidence:
         if self._watched is None:
             keys = set()
             text = self.text or ""
-            for prefix, name in _member_pattern().findall(text):
+            for prefix, name in member_uses(text):
                 keys.add("self." + name if prefix else name)
             if "fromDF" in text or "broadcast" in text:
                 keys.update(re.findall(r"\b(?:fromDF|broadcast)\s*\(\s*([A-Za-z_]\w*)", text))

@@ -8,6 +8,7 @@ import os
 from linter.neighbours import files_of
 from linter.semantic.bounds import BOUNDED, UNBOUNDED
 from linter.semantic.scopes import _TAINTED
+from linter.sources.python import forget_parsed_ahead
 
 # writes the model does not record (`writeTo(t).append()`, `writeStream.toTable(t)`, a Delta merge, which starts
 # from a DeltaTable: pandas has `.merge(` too): a file naming the table and one of these vouches for nothing
@@ -23,6 +24,7 @@ def forget() -> None:
     """A run starts: the folders' files may have changed (their tables stay kept by digest)."""
     _samples.clear()
     _asked.clear()
+    forget_parsed_ahead()
 
 
 def neighbour_bound(path: str, text: str, spellings: tuple):
@@ -118,7 +120,7 @@ def _written(path: str, data: bytes):
     from linter.semantic import Semantic
     from linter.semantic.bounds import may_write
     from linter.sources import PYTHON, SQL, SourceError, load_document
-    from linter.sources.python import parse, walk
+    from linter.sources.python import parse_ahead, walk
 
     try:
         document = load_document(path, data)
@@ -136,7 +138,7 @@ def _written(path: str, data: bytes):
         if _possible(unit.text) is not None:
             return False  # a chain that could take libcst long: not worth a neighbour's table
         try:
-            module = parse(unit.text)
+            module = parse_ahead(unit.text)  # (its own check, later in this run, takes the same tree)
             semantic = Semantic(text=unit.text, bundled_source=(path, document.text))
             semantic.scan_writes = True
             visit, leave = semantic.hooks()

@@ -160,11 +160,16 @@ def _json_error(exc: json.JSONDecodeError) -> SourceError:
 def _raw_rows(raw: str, key_positions: list[int], cell_lines: list[int]) -> list[list[int]]:
     """For each cell, the file row of each of its lines (best effort)."""
     rows = []
+    counted, newlines = 0, 0  # the newlines before `counted`: the keys come in order, each counted from the last
     for pos, count in zip(key_positions, cell_lines):
         if pos < 0:
             rows.append([])
             continue
-        row = raw.count("\n", 0, pos) + 1
+        if pos < counted:
+            counted, newlines = 0, 0
+        newlines += raw.count("\n", counted, pos)
+        counted = pos
+        row = newlines + 1
         bracket = raw.find("[", pos)
         newline = raw.find("\n", pos)
         if bracket != -1 and newline != -1 and bracket < newline and not raw[bracket + 1 : newline].strip():

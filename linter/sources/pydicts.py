@@ -35,14 +35,24 @@ def cluster_trees(text: str) -> list:
     places = _Places(text)
     trees = []
     stack: list = [module]
+    node_class, literals = ast.AST, (ast.Dict, ast.List, ast.Tuple)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Dict, ast.List, ast.Tuple)) and _holds_a_key(node):
+        if node.__class__ in literals and _holds_a_key(node):  # (`ast.parse` makes no subclasses)
             tree = _tree(node, places)
             if tree is not None:
                 trees.append(tree)
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        # `ast.iter_child_nodes`, inline (a generator per node was most of the walk): the fields' nodes, in order
+        children = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, node_class):
+                children.append(value)
+            elif value.__class__ is list:
+                children.extend(item for item in value if isinstance(item, node_class))
+        children.reverse()
+        stack.extend(children)
     return trees
 
 

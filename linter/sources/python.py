@@ -99,6 +99,29 @@ def _unvalidated():
         cst.CSTNode.__post_init__ = _post_init
 
 
+# Trees parsed before their own check: a notebook's neighbours are parsed to read the tables they write
+# (linter/semantic/neighbours.py), and most of them are checked later in the same run (72 of the 95 such parses
+# of the shared corpus). libcst's nodes are immutable, so that check takes the tree kept here instead of parsing
+# the same text again. At most _AHEAD_CHARS characters of text are kept (a tree takes about 36 bytes a character);
+# a run starts with none (``forget_parsed_ahead``).
+_AHEAD_CHARS = 512 * 1024
+_ahead: dict = {}  # text -> its tree, oldest first
+
+
+def parse_ahead(text: str) -> cst.Module:
+    """``parse``, keeping the tree for the text's own check later in this run."""
+    module = parse(text)
+    if len(text) <= _AHEAD_CHARS:
+        _ahead[text] = module
+        while sum(map(len, _ahead)) > _AHEAD_CHARS:
+            del _ahead[next(iter(_ahead))]
+    return module
+
+
+def forget_parsed_ahead() -> None:
+    _ahead.clear()
+
+
 def parse(text: str) -> cst.Module:
     """Parse Python 3 text; a syntax error becomes a SourceError at its place.
 
@@ -107,6 +130,10 @@ def parse(text: str) -> cst.Module:
     is used, as it is the better one.  Syntax CPython rejects but libcst reads
     (a newer Python than the one running sparkcheck) is still checked.
     """
+    if _ahead:
+        module = _ahead.pop(text, None)
+        if module is not None:
+            return module
     if _risky(text):
         _cpython(text)
     try:
@@ -488,20 +515,87 @@ class _OffsetState(CodegenState):
         return _Record(self, node, start_node, end_node)
 
 
-def node_spans(module: cst.Module, nodes) -> dict:
-    """Character offsets ``(start, end)`` of the syntactic span of each node."""
+class _StatementState(_OffsetState):
+    """``_OffsetState`` for one of the module's statements, generated alone: it keeps the statement's text (to
+    find where the statement is in the module's) and runs to the statement's end."""
+
+    def add_token(self, value: str) -> None:
+        self.offset += len(value)
+        self.tokens.append(value)
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.offset += len(token)
+        self.tokens.extend(self.indent_tokens)
+
+    def after_codegen(self, node) -> None:
+        if id(node) in self.wanted:
+            self.spans.setdefault(node, (self.starts[node], self.offset))
+            self.open -= 1
+
+
+def statements_around(ancestors: list) -> tuple:
+    """The statements of the walk's path (``ancestors``, from the module down), innermost first, each with the
+    indentation of the blocks around it: ``((statement, indent tokens), ...)``, as ``node_spans`` takes them."""
+    module = ancestors[0]
+    around = []
+    indent: tuple = ()
+    parent = module
+    for node in ancestors[1:]:
+        if parent.__class__ is cst.Module or parent.__class__ is cst.IndentedBlock:  # (exact classes: ABCs)
+            around.append((node, indent))
+        if node.__class__ is cst.IndentedBlock:
+            indent = (*indent, node.indent if node.indent is not None else module.default_indent)
+        parent = node
+    around.reverse()
+    return tuple(around)
+
+
+def node_spans(module: cst.Module, nodes, text: str, places=()) -> dict:
+    """Character offsets ``(start, end)`` in ``text`` (the module's) of the syntactic span of each node.
+
+    ``places`` are where the nodes likely are: for each, the statements around it (``statements_around``),
+    innermost first. Such a statement generated alone, with the indentation of its blocks, gives the module's
+    text from where the statement starts (but the newline the module drops at its end when the file has none),
+    so when that text occurs once in the module's, the statement is there, and the spans of the nodes in it
+    are those the whole module's generation gives; when it occurs more than once, the statement around it is
+    tried. The module is generated up to the last node still without a span (all of it when the guesses were
+    wrong)."""
     wanted = set(nodes)
     if not wanted:
         return {}
-    state = _OffsetState(module, wanted)
+    found: dict = {}
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 12000))  # code generation recurses once per nesting level
     try:
-        module._codegen(state)
-    except _Done:
-        pass
-    except RecursionError:
-        pass  # nodes not reached keep no span; they are reported at the start of the file
+        for around in places:
+            for statement, indent in around:
+                state = _StatementState(module, wanted)
+                state.indent_tokens = list(indent)
+                try:
+                    statement._codegen(state)
+                except RecursionError:
+                    break
+                code = "".join(state.tokens).rstrip("\r\n")
+                at = text.find(code)
+                if at < 0:
+                    break  # (not the module's text: nothing around it is placed this way either)
+                if text.find(code, at + 1) >= 0:
+                    continue  # twice in the module: the statement around it
+                for node, (start, end) in state.spans.items():
+                    if node in wanted:
+                        found[node] = (start + at, end + at)
+                break
+        rest = wanted.difference(found)
+        if rest:
+            state = _OffsetState(module, rest)
+            try:
+                module._codegen(state)
+            except _Done:
+                pass
+            except RecursionError:
+                pass  # nodes not reached keep no span; they are reported at the start of the file
+            found.update((n, state.spans[n]) for n in rest if n in state.spans)
     finally:
         sys.setrecursionlimit(limit)
-    return {n: state.spans[n] for n in wanted if n in state.spans}
+    return found
