@@ -136,7 +136,16 @@ def _sql_grouping(ctx, value) -> Optional[str]:
 _GROUPINGS = frozenset(("groupBy", "groupby", "rollup", "cube", "distinct", "dropDuplicates", "drop_duplicates"))
 
 
-def _grouped(ctx, receiver) -> bool:
+_AGGREGATIONS = frozenset(("groupBy", "groupby", "rollup", "cube"))
+
+
+def aggregated(ctx, receiver, value) -> bool:
+    """The receiver is an aggregation's result: its chain groups (`groupBy(...).agg(...)`, rollup, cube), or it
+    is `spark.sql` of a text with a `GROUP BY`. (A `distinct` is not: it keeps the rows of the table.)"""
+    return _grouped(ctx, receiver, _AGGREGATIONS) or _sql_grouping(ctx, value) == "`GROUP BY`"
+
+
+def _grouped(ctx, receiver, groupings=_GROUPINGS) -> bool:
     """The receiver's chain (or the value of the name it starts from, in this scope, a few names deep:
     `df_res = x.groupBy(...).count()`, then `df_res.select(...).collect()`) groups or deduplicates."""
     node = receiver
@@ -147,7 +156,7 @@ def _grouped(ctx, receiver) -> bool:
                 return False
             node = value.node
         while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if node.func.attr.value in _GROUPINGS:
+            if node.func.attr.value in groupings:
                 return True
             node = node.func.value
         if not isinstance(node, cst.Name):

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from checks.python._driver import origin, shown, unbounded_receiver
+from checks.python._driver import aggregated, origin, shown, unbounded_receiver
 from checks.python.collect_first_row import first_row_index
 from linter.registry import Invalid, Option, PythonRule, Valid
 from linter.semantic import RDD, keyword_arg, literal_int, method_name, positional_args
@@ -19,7 +19,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
     Finds `collect()` and `toLocalIterator()` on a DataFrame (or an RDD made from
     files or from a DataFrame) whose number of rows nothing bounds, and
     `show(n=df.count())` (or a literal `n` above `max-rows`), which brings
-    every row to the driver to print it.
+    every row to the driver to print it. Not that of an aggregation's
+    result (`groupBy(...).agg(...)`, SQL with `GROUP BY`): printing every
+    row of a grouped report into the job's log is what the report is for,
+    and an author who asks for all its rows knows how many keys it has; a
+    table printed whole, or its `distinct()`, is reported.
 
     A DataFrame is known where it is made (`spark.read...`, `spark.table`,
     `spark.sql`, AWS Glue's `toDF()`, Delta, DLT, pyspark annotations, DataFrame
@@ -127,6 +131,7 @@ class CollectOnUnboundedDataFrame(PythonRule):
 
     invalid = (
         Invalid(_SETUP + 'df = spark.table("sales")\ndf.show(n=df.count(), truncate=False)\n'),
+        Invalid(_SETUP + 'df = spark.table("sales").select("customer_id").distinct()\ndf.show(df.count())\n'),
         Invalid(_SETUP + 'IS_SAMPLE = False  # True: train on a sample\ndf = spark.table("orders")\n'
                 'if IS_SAMPLE:\n    df = df.limit(5000)\nrows = df.collect()\n'),
         Invalid(_SETUP + 'events = spark.read.parquet("s3://lake/events")\nrows = events.collect()\n'),
@@ -188,6 +193,10 @@ class CollectOnUnboundedDataFrame(PythonRule):
                 '.collect()\n'),
     )
     valid = (
+        # a grouped report printed whole, on purpose
+        Valid(_SETUP + 'report = spark.sql("SELECT category, sum(price) AS total FROM sales GROUP BY category")\n'
+              'report.show(n=report.count(), truncate=False)\n'),
+        Valid(_SETUP + 'by_day = spark.table("sales").groupBy("day").agg(F.sum("price"))\nby_day.show(by_day.count())\n'),
         Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),
         Valid(_SETUP + 'from pyspark.sql import DataFrame\n\ndef rows_of(frame: DataFrame):\n    return frame.collect()\n'),
         Valid("from databricks.connect import DatabricksSession\n\n"
@@ -284,6 +293,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
         if found is None:
             return
         receiver, value, why = found
+        if counted and aggregated(self.ctx, receiver, value):
+            return  # printing every row of a grouped report is what the report is for (see the manual)
         name = shown(self.ctx, receiver)
         rows = shown(self.ctx, n) if counted else f"{many:_}"
         self.ctx.report(
