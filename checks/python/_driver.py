@@ -96,7 +96,11 @@ def _conversion_helper(ctx, receiver, node: cst.Call) -> bool:
     names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
     names = [n for n in names if n not in ("self", "cls")]
     # the frame is all it takes: a callback with more (`foreachBatch(f)`'s `(batch, batch_id)`) is not a helper
-    return statement.__class__ is cst.Return and statement.value is node and names == [receiver.value]
+    if not (statement.__class__ is cst.Return and statement.value is node and names == [receiver.value]):
+        return False
+    # a library's helper, whose callers are elsewhere; one this file calls is judged by what the calls pass
+    calls = re.compile(rf"(?<!def )(?<![\w]){re.escape(function.name.value)}\s*\(")
+    return calls.search(ctx.semantic.text or "") is None
 
 
 def _docstring(statement) -> bool:
@@ -139,10 +143,55 @@ _GROUPINGS = frozenset(("groupBy", "groupby", "rollup", "cube", "distinct", "dro
 _AGGREGATIONS = frozenset(("groupBy", "groupby", "rollup", "cube"))
 
 
+# What a grouped result may go through and still be the groups: a row per key, or fewer.
+_KEEPS_GROUPS = frozenset(("select", "withColumn", "withColumns", "withColumnRenamed", "filter", "where", "orderBy",
+                           "sort", "alias", "drop", "repartition", "coalesce", "cache", "persist", "limit", "agg",
+                           "count", "sum", "avg", "mean", "min", "max", "fillna", "na", "toDF"))
+
+
 def aggregated(ctx, receiver, value) -> bool:
-    """The receiver is an aggregation's result: its chain groups (`groupBy(...).agg(...)`, rollup, cube), or it
-    is `spark.sql` of a text with a `GROUP BY`. (A `distinct` is not: it keeps the rows of the table.)"""
-    return _grouped(ctx, receiver, _AGGREGATIONS) or _sql_grouping(ctx, value) == "`GROUP BY`"
+    """The receiver is an aggregation's result: its chain ends in a grouping (`groupBy(...).agg(...)`, rollup,
+    cube) followed only by calls that keep a row per key (no join, union or `explode`), or it is `spark.sql` of
+    a text whose outermost query has a `GROUP BY`. (A `distinct` is not: it keeps the rows of the table.)"""
+    node = receiver
+    for _ in range(4):
+        if isinstance(node, cst.Name):
+            bound = ctx.semantic.lookup(node.value)
+            if bound is None or bound.node is None or bound.node is node:
+                return False
+            if _sql_grouping(ctx, bound) == "`GROUP BY`" and _outer_group_by(ctx, bound):
+                return True  # (a `GROUP BY` was found, so the value is `spark.sql(text)` of a known text)
+            # the expression assigned, whole (the value's own node may be where its rows were last decided:
+            # `groupBy(...).agg(...)` of `...agg(...).select(F.explode(...))`); a name bound twice is not followed
+            node = ctx.semantic.assigned_expression(node.value)
+            if node is None:
+                return False
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method in _AGGREGATIONS:
+                return True
+            if method not in _KEEPS_GROUPS or any("explode" in ctx.code_for(a.value) for a in node.args):
+                return False  # a join, a union, an `explode` of the groups' lists: rows again, not groups
+            node = node.func.value
+        if not isinstance(node, cst.Name):
+            return False
+    return False
+
+
+def _outer_group_by(ctx, value) -> bool:
+    """The `GROUP BY` of a `spark.sql` text is its outermost query's (not a subquery's in parentheses)."""
+    text = ctx.semantic.sql_text(value.node.args[0].value) or ""
+    depth, outer = 0, []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        outer.append(ch if depth == 0 else " ")
+        if ch == ")" and depth > 0:
+            depth -= 1
+    return _GROUP_BY.search("".join(outer)) is not None
+
+
+_GROUP_BY = re.compile(r"(?is)\bgroup\s+by\b")
 
 
 def _grouped(ctx, receiver, groupings=_GROUPINGS) -> bool:

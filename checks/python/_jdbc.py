@@ -79,17 +79,10 @@ def _reduced(text: Optional[str]) -> bool:
     return text is not None and _REDUCING.search(text) is not None
 
 
-_LOOPBACK = re.compile(r"jdbc:[\w:]+://(?:[^@/]*@)?(?:localhost|127\.0\.0\.1|\[::1\])(?::\d+)?(?:[/;?]|$)", re.IGNORECASE)
-
-
 def _embedded(url: Optional[str]) -> bool:
     """`jdbc:sqlite:/data/flights.db`: a database file on the reading host, read by one process at a time in
-    practice (a demo's or a small reference table), where a partitioned read gains nothing. So is a server on
-    `localhost` (`jdbc:mysql://localhost:3306/db`): every executor would connect to its own host, so the read
-    works only where driver and executors share one machine (local mode, a demo's container)."""
-    if url is None:
-        return False
-    return url.lower().startswith("jdbc:sqlite:") or _LOOPBACK.match(url) is not None
+    practice (a demo's or a small reference table), where a partitioned read gains nothing."""
+    return url is not None and url.lower().startswith("jdbc:sqlite:")
 
 
 def _small(text: Optional[str]) -> bool:

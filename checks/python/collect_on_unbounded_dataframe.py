@@ -20,7 +20,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
     files or from a DataFrame) whose number of rows nothing bounds, and
     `show(n=df.count())` (or a literal `n` above `max-rows`), which brings
     every row to the driver to print it. Not that of an aggregation's
-    result (`groupBy(...).agg(...)`, SQL with `GROUP BY`): printing every
+    result (`groupBy(...).agg(...)` with no join, union or `explode` after
+    it, SQL whose outermost query has a `GROUP BY`): printing every
     row of a grouped report into the job's log is what the report is for,
     and an author who asks for all its rows knows how many keys it has; a
     table printed whole, or its `distinct()`, is reported.
@@ -83,8 +84,9 @@ class CollectOnUnboundedDataFrame(PythonRule):
     passes anything else or none calls it. Those modules are part of the
     file's cache key. A function whose whole body is `return df.collect()`
     of its own parameter (a library's conversion helper,
-    `def rows(df): return df.collect()`) is not reported: its callers choose
-    what they bring back.
+    `def rows(df): return df.collect()`) that the file never calls is not
+    reported: its callers, elsewhere, choose what they bring back; one the
+    file calls is judged by what the calls pass.
     `collect()[0]` is left to SPK105 (collect-first-row).
 
     ## Why is this bad?
@@ -132,6 +134,16 @@ class CollectOnUnboundedDataFrame(PythonRule):
     invalid = (
         Invalid(_SETUP + 'df = spark.table("sales")\ndf.show(n=df.count(), truncate=False)\n'),
         Invalid(_SETUP + 'df = spark.table("sales").select("customer_id").distinct()\ndf.show(df.count())\n'),
+        # rows again after the grouping (a join back, an explode of the groups' lists), or a subquery's GROUP BY
+        Invalid(_SETUP + 'e = spark.table("events")\nper_event = e.groupBy("user_id").count().join(e, "user_id")\n'
+                'per_event.show(per_event.count())\n'),
+        Invalid(_SETUP + 'e = spark.table("events")\nflat = e.groupBy("u").agg(F.collect_list("p").alias("p"))'
+                '.select(F.explode("p"))\nflat.show(n=flat.count())\n'),
+        Invalid(_SETUP + 'again = spark.sql("SELECT * FROM events WHERE user_id IN (SELECT user_id FROM events '
+                'GROUP BY user_id HAVING count(*) > 1)")\nagain.show(again.count())\n'),
+        # a one-line helper the file itself calls with a whole table
+        Invalid(_SETUP + 'def rows_of(frame: DataFrame):\n    return frame.collect()\n\n'
+                'rows = rows_of(spark.table("events"))\n'),
         Invalid(_SETUP + 'IS_SAMPLE = False  # True: train on a sample\ndf = spark.table("orders")\n'
                 'if IS_SAMPLE:\n    df = df.limit(5000)\nrows = df.collect()\n'),
         Invalid(_SETUP + 'events = spark.read.parquet("s3://lake/events")\nrows = events.collect()\n'),

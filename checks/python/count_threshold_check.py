@@ -58,10 +58,14 @@ class CountThresholdCheck(PythonRule):
     ```
 
     ## Fix safety
-    Safe: the limit is inserted before `count()` (`df.count() < 100`
+    Unsafe: the limit is inserted before `count()` (`df.count() < 100`
     becomes `df.limit(100).count() < 100`, `df.count() > n` becomes
     `df.limit(n + 1).count() > n`). The test has the same value for every
-    DataFrame, on any Spark; only the rows read to compute it shrink.
+    DataFrame, on any Spark, but the rows after the first `k` are no longer
+    read: a bad record there (`mode="FAILFAST"`), an accumulator or a
+    cache the count was also filling no longer sees them. A frame cached
+    before the count is not reported at all: counting is how a cache is
+    filled.
 
     ## Options
     - `max-threshold` (int, default 100000): the largest threshold whose
@@ -77,23 +81,23 @@ class CountThresholdCheck(PythonRule):
     preview = True
     skip_in_tests = True
     triggers = ("count",)
-    fix = "safe"
+    fix = "unsafe"
     doc_setup = 'orders = spark.table("orders")\n'
     options = {"max-threshold": Option(100_000, "The largest threshold a count is compared with that is reported.")}
 
     invalid = (
         Invalid(_SETUP + "if orders.count() > 1000:\n    print('big')\n",
-                fixed=_SETUP + "if orders.limit(1001).count() > 1000:\n    print('big')\n"),
+                fixed=_SETUP + "if orders.limit(1001).count() > 1000:\n    print('big')\n", unsafe=True),
         Invalid(_SETUP + "MIN_ROWS = 100\n\ndef gate(df):\n    if df.dropDuplicates().count() < MIN_ROWS:\n"
                 "        raise ValueError('too few rows')\n",
                 fixed=_SETUP + "MIN_ROWS = 100\n\ndef gate(df):\n    if df.dropDuplicates().limit(MIN_ROWS).count() "
-                "< MIN_ROWS:\n        raise ValueError('too few rows')\n"),
+                "< MIN_ROWS:\n        raise ValueError('too few rows')\n", unsafe=True),
         Invalid(_SETUP + "n = 10\nsmall = orders.count() <= n\n",
-                fixed=_SETUP + "n = 10\nsmall = orders.limit(n + 1).count() <= n\n"),
+                fixed=_SETUP + "n = 10\nsmall = orders.limit(n + 1).count() <= n\n", unsafe=True),
         Invalid(_SETUP + "ok = 5 <= orders.filter('amount > 0').count()\n",
-                fixed=_SETUP + "ok = 5 <= orders.filter('amount > 0').limit(5).count()\n"),
+                fixed=_SETUP + "ok = 5 <= orders.filter('amount > 0').limit(5).count()\n", unsafe=True),
         Invalid(_SETUP + "if orders.count() == 1:\n    pass\n",
-                fixed=_SETUP + "if orders.limit(2).count() == 1:\n    pass\n"),
+                fixed=_SETUP + "if orders.limit(2).count() == 1:\n    pass\n", unsafe=True),
     )
     valid = (
         Valid(_SETUP + "if orders.count() > 0:\n    pass\n"),
@@ -102,6 +106,9 @@ class CountThresholdCheck(PythonRule):
         Valid(_SETUP + "def gate(df, minimum):\n    if df.count() < minimum:\n        raise ValueError(minimum)\n"),
         Valid(_SETUP + "MIN_ROWS = 100\nif orders.limit(MIN_ROWS).count() < MIN_ROWS:\n    raise ValueError()\n"),
         Valid(_SETUP + "MIN_ROWS = 100\nMIN_ROWS = 200\nif orders.count() < MIN_ROWS:\n    raise ValueError()\n"),
+        Valid(_SETUP + "MIN_ROWS = 100\nMIN_ROWS *= 1.5\nif orders.count() < MIN_ROWS:\n    raise ValueError()\n"),
+        Valid(_SETUP + "CAP = 10\nfor CAP in (10, 20_000_000):\n    print(orders.count() > CAP)\n"),
+        Valid(_SETUP + "cached = orders.cache()\nif cached.count() < 1000:\n    raise ValueError()\n"),
         Valid(_SETUP + "n = orders.count()\nif n > 1000:\n    print(n)\n"),
         Valid(_SETUP + "if orders.limit(5).count() > 3:\n    pass\n"),
         Valid("items = [1, 2, 2]\nif items.count(2) > 1:\n    pass\n"),
@@ -121,9 +128,14 @@ class CountThresholdCheck(PythonRule):
             receiver = counted_frame(self.ctx, call)
         if receiver is None or (isinstance(receiver, cst.Call) and method_name(receiver) == "limit"):
             return  # (`df.limit(n).count() < n` of a name `n`: the bounded form, with no bound the model knows)
+        value = self.ctx.semantic.infer(receiver)
+        if value is not None and "cached" in (value.flags or ()):
+            return  # the count also fills the cache (the idiom): a limited count would leave it mostly empty
         k = literal_int(other)
-        if k is None and isinstance(other, cst.Name) and self.ctx.semantic.constant_container(other.value):
-            k = literal_int(self.ctx.semantic.module_assignment(other.value))  # `MIN_ROWS = 100`, bound once
+        if k is None and isinstance(other, cst.Name) and self.ctx.semantic.constant_container(other.value) \
+                and self.ctx.semantic.bindings(other.value) == 1:
+            # `MIN_ROWS = 100`, and nothing else anywhere binds it (no `+=`, loop, `with`, `global` write)
+            k = literal_int(self.ctx.semantic.module_assignment(other.value))
         if k is None or k < 1 or k > self.opts["max-threshold"] or (k == 1 and op in ("<", ">=")):
             return  # (`< 1`, `>= 1`: a test for rows at all, SPK103's)
         threshold = self.ctx.code_for(other)

@@ -21,12 +21,7 @@ class JdbcReadWithoutPartitioning(PythonRule):
     `GROUP BY`): it sends the reduced rows, and a partitioned read would run
     the aggregation once per partition. Nor a read of a SQLite file
     (`jdbc:sqlite:...`, the url spelt out in the file): an embedded database
-    on the reading host, a demo's or a small reference table; nor of a
-    server on `localhost` / `127.0.0.1` (`jdbc:mysql://localhost:3306/db`):
-    each executor would connect to its own host, so the read works only
-    where everything runs on one machine (local mode, a demo's container),
-    and more partitions would only open more connections to the same
-    server from the same cores.
+    on the reading host, a demo's or a small reference table.
 
     ## Why is this bad?
     Without a partition column Spark opens one connection and one task pulls
@@ -68,7 +63,6 @@ class JdbcReadWithoutPartitioning(PythonRule):
     doc_setup = "url = 'jdbc:postgresql://db/sales'\n"
 
     invalid = (
-        Invalid(_SETUP + "orders = spark.read.jdbc('jdbc:postgresql://localhost.prod.internal:5432/shop', 'orders')\n"),
         Invalid(_SETUP + "orders = spark.read.jdbc(url, 'public.orders', properties={'user': 'etl'})\n"),
         Invalid(_SETUP + "orders = spark.read.format('jdbc').option('url', url).option('dbtable', 'orders').load()\n"),
         Invalid(_SETUP + "orders = spark.read.format('jdbc').options(url=url, dbtable='orders', fetchsize='1000').load()\n"),
@@ -89,9 +83,6 @@ class JdbcReadWithoutPartitioning(PythonRule):
         Valid(_SETUP + "countries = spark.read.jdbc(url, '(SELECT DISTINCT(dest_country) FROM flights) AS f')\n"),
         Valid(_SETUP + "query = '(SELECT dest, count(*) AS n FROM flights GROUP BY dest) AS f'\n"
               "counts = spark.read.format('jdbc').option('url', url).option('dbtable', query).load()\n"),
-        Valid(_SETUP + "authors = spark.read.format('jdbc').options(url='jdbc:mysql://localhost:3306/pysparkdb',\n"
-              "    dbtable='authors', user='root', password='root').load()\n"),
-        Valid(_SETUP + "people = spark.read.jdbc('jdbc:postgresql://127.0.0.1/demo', 'people')\n"),
         Valid(_SETUP + "path = '/data/flight-data/jdbc/my-sqlite.db'\nurl = 'jdbc:sqlite:' + path\n"
               "flights = spark.read.format('jdbc').option('url', url).option('dbtable', 'flight_info').load()\n"),
     )

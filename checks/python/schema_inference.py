@@ -194,7 +194,8 @@ class SchemaInference(PythonRule):
             break
         if target is None:
             return False
-        driver = re.compile(rf"(?<![\w.]){re.escape(target)}\s*(?:\.\s*(?:select|limit|filter|where|cache|dropna)"
+        # (on a line of code, not in a comment; a `limit` or `filter` first is a peek, not the whole frame)
+        driver = re.compile(rf"(?m)^[^#\n]*(?<![\w.]){re.escape(target)}\s*(?:\.\s*(?:select|cache|persist)"
                             rf"\s*\([^()]*\)\s*)*\.\s*(?:toPandas|collect)\s*\(")
         return driver.search(self.ctx.semantic.text or "") is not None
 

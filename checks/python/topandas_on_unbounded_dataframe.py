@@ -22,9 +22,10 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
     `'Positive'`, `'Negative'` or `'Neutral'`), an `F.when(...)` chain of
     literals, a condition. A grouping by a column of any other values has a
     row per value, and is reported. Nor is a function whose whole body is
-    `return df.toPandas()` of its own parameter (a conversion helper of a
-    library, `def to_pandas(df): return df.toPandas()`): its callers choose
-    what they convert; a helper that also selects or filters is reported.
+    `return df.toPandas()` of its own parameter that the file never calls
+    (a conversion helper of a library, `def to_pandas(df): return
+    df.toPandas()`): its callers, elsewhere, choose what they convert; one
+    the file calls, or that also selects or filters, is reported.
 
     ## Why is this bad?
     `toPandas()` collects every row to the driver and then builds a pandas

@@ -419,7 +419,8 @@ class UdfReplaceableByBuiltin(PythonRule):
     something Spark's built-in functions already do: string methods (`upper`,
     `lower`, `strip`, `startswith`, `replace`, `split`, slicing, `len`), `+`
     concatenation or arithmetic, `re.sub` / `re.match`, `x in {...}`,
-    a substring test (`'bot' in s.lower()`: `contains`), conditional
+    a literal's substring test of a string method's result
+    (`'bot' in s.lower()`: `contains`), conditional
     expressions and `None` checks, `math` functions, `abs`,
     `round`, casts with `str()`/`int()`/`float()`, `**` (`F.pow`), `hashlib`
     digests (`F.md5`, `F.sha1`, `F.sha2`), `x in NAMES` of a module-level

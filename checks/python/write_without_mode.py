@@ -13,6 +13,7 @@ from checks.python._rerun_safety import (
     write_info,
 )
 from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic.paths import assigns
 from linter.sources import NOTEBOOK_KINDS
 
 _SETUP = (
@@ -21,7 +22,8 @@ _SETUP = (
 )
 
 
-_MAKES_NEW = re.compile(r"_*(?:copy|clone|create)(?:_|$)", re.IGNORECASE)
+_MAKES_NEW = re.compile(r"_*(?:copy|clone|Copy|Clone)(?:_|[A-Z]|$)")  # `copy_table`, `clone_to`, `copyTable`
+_REPLACES = re.compile(r"(?i)replace|overwrite|update|refresh")
 
 
 class WriteWithoutMode(PythonRule):
@@ -40,9 +42,10 @@ class WriteWithoutMode(PythonRule):
     notebook removes in a clean-up cell (`%fs rm -r /tmp/out`,
     `dbutils.fs.rm("/tmp/out", True)`: run top to bottom, each run starts
     without it), a target that is a parameter of a function named for
-    making something new (`copy_table(df, target_path)`, `clone_*`,
-    `create_*`: the caller names a new place, and `errorifexists` is what
-    keeps the function from replacing a table the caller did not mean to),
+    copying (`copy_table(df, target_path)`, `clone_*`, `copyTable`; not
+    one whose name says it replaces, nor a parameter the function rebinds:
+    the caller names a new place, and `errorifexists` is what keeps the
+    function from replacing a table the caller did not mean to),
     and test modules, whose outputs live in fresh temporary directories.
 
     ## Why is this bad?
@@ -83,7 +86,14 @@ class WriteWithoutMode(PythonRule):
         Invalid(_SETUP + "orders.write.parquet('s3://curated/orders/')\n"),
         Invalid(_SETUP + "orders.write.format('delta').partitionBy('day').saveAsTable('curated.orders')\n"),
         Invalid("from pyspark.sql import DataFrame\n\ndef export(df, path):\n    df.write.option('header', True).csv(path)\n"),
-        # a copy whose target the function fixes itself: a rerun fails on its own last output
+        # a copy whose target the function fixes itself (a rerun fails on its own last output), one that says it
+        # replaces, and a `create_*` (a job's step, rerun every day)
+        Invalid("from pyspark.sql import DataFrame\n\ndef copy_latest(df: DataFrame, target_path: str):\n"
+                "    target_path = 's3://backup/latest'\n    df.write.format('delta').save(target_path)\n"),
+        Invalid("from pyspark.sql import DataFrame\n\ndef copy_or_replace_table(df: DataFrame, name: str):\n"
+                "    df.write.format('delta').saveAsTable(name)\n"),
+        Invalid("from pyspark.sql import DataFrame\n\ndef create_features(df: DataFrame, output_path: str):\n"
+                "    df.groupBy('user_id').count().write.parquet(output_path)\n"),
         Invalid("from pyspark.sql import DataFrame\n\ndef copy_orders(df: DataFrame):\n"
                 "    df.write.format('delta').save('s3://backup/orders')\n"),
         Invalid(_SETUP + "orders.write.jdbc(url, 'public.orders', properties=props)\n"),
@@ -108,7 +118,7 @@ class WriteWithoutMode(PythonRule):
         # a function that makes a new table or copy where its caller says: it must not replace one
         Valid("from pyspark.sql import DataFrame\n\ndef copy_table(df: DataFrame, target_path: str):\n"
               "    df.write.format('delta').save(target_path)\n"),
-        Valid("from pyspark.sql import DataFrame\n\ndef create_snapshot(df: DataFrame, name):\n"
+        Valid("from pyspark.sql import DataFrame\n\ndef cloneTable(df: DataFrame, name):\n"
               "    df.write.saveAsTable(name)\n"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nframe.write.parquet('out')\n"),
         # a notebook's clean-up cell removes the output: the next run starts without it
@@ -128,17 +138,18 @@ class WriteWithoutMode(PythonRule):
                          document.text) is not None
 
     def _new_target(self, target) -> bool:
-        """The target is a parameter of the function around the write, whose name says it makes something new
-        (`copy_*`, `clone_*`, `create_*`): the caller names a new place, and `errorifexists` keeps the caller's
-        data from being replaced when the place is taken."""
+        """The target is a parameter of the function around the write, whose name says it copies (`copy_*`,
+        `clone_*`, `copyTable`): the caller names a new place, and `errorifexists` keeps the caller's data from
+        being replaced when the place is taken."""
         if target is None or target.__class__ is not cst.Name:
             return False
         function = next((a for a in reversed(self.ctx.ancestors) if a.__class__ is cst.FunctionDef), None)
-        if function is None or not _MAKES_NEW.match(function.name.value):
-            return False
+        if function is None or not _MAKES_NEW.match(function.name.value) or _REPLACES.search(function.name.value):
+            return False  # (`copy_or_replace_table` says it replaces)
         params = function.params
         names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-        return target.value in names
+        # the caller's place, as given: a parameter the function rebinds (`target = "s3://backup/x"`) is its own
+        return target.value in names and not assigns(function, target.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         record_assignment(self.ctx, node)

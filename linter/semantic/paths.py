@@ -80,15 +80,16 @@ class ShippedFiles:
                 fetched = True
                 if name.endswith(("urlretrieve", "download")) and len(args) > 1:
                     written.append(args[1])  # `urlretrieve(URL, path)`, `wget.download(URL, path)`
-            elif name == "open" and len(args) > 1 and literal_string(args[1]) in ("w", "wb", "xb", "x"):
-                written.append(args[0])
+            elif name == "open" and len(args) > 1 and literal_string(args[1]) in ("wb", "xb"):
+                written.append(args[0])  # a download is saved as bytes (a text file written is the job's own)
         if not fetched:
             return ()
         folders = []
         for path in written:
             prefix = self._text_prefix(path)
             folder = _normal_path(prefix.rsplit("/", 1)[0]) if prefix and "/" in prefix else ""
-            if folder.count("/") >= 1:  # at least two levels (`Files/churn`), never a bare `/tmp` or `Files`
+            levels = [part for part in folder.split(":", 1)[-1].split("/") if part]
+            if len(levels) >= 2:  # at least two levels (`Files/churn`, `/tmp/demo`), never a bare `/tmp` or `/mnt`
                 folders.append(folder)
         return tuple(folders)
 
@@ -122,7 +123,7 @@ class ShippedFiles:
         cls = node.__class__
         if cls is cst.Name:
             if node.value == "__file__":
-                return self._bindings("__file__") == 0  # (a file that assigns `__file__` says what it holds)
+                return self.bindings("__file__") == 0  # (a file that assigns `__file__` says what it holds)
             bound = self._path_binding(node.value, function)
             return bound is not None and self.shipped_with_code(bound, depth + 1, function)
         if cls is cst.Call:
@@ -136,7 +137,7 @@ class ShippedFiles:
             if name is None and func.__class__ is cst.Name:
                 value = self.lookup(func.value)
                 defined = self.later_defs.get(func.value)
-                if defined is not None and function is None and self._bindings(func.value) == 0 and \
+                if defined is not None and function is None and self.bindings(func.value) == 0 and \
                         (value is None or value.kind == FUNCTION and value.node is defined):
                     # the module's own helper, defined once; not given a path of its own (`data("/mnt/x")`:
                     # joined under the helper's folder, an absolute path starts afresh)
@@ -186,9 +187,9 @@ class ShippedFiles:
         """What ``name`` is bound to, when one assignment binds it: in the function being walked (its own
         statements) or in ``function``, else at the module's top level."""
         if function is not None:
-            if _parameter(function, cst.Name(name)) or _assigns(function, name):
+            if _parameter(function, cst.Name(name)) or assigns(function, name):
                 return single_assignment(function, name)
-            return self.module_assignment(name) if self._bindings(name) == 1 else None
+            return self.module_assignment(name) if self.bindings(name) == 1 else None
         for scope in reversed(self.scopes):
             if scope.kind == "function" and isinstance(scope.node, cst.FunctionDef):
                 if name in scope.names:
@@ -198,9 +199,14 @@ class ShippedFiles:
             elif scope.kind != "class" and name in scope.names:
                 return None  # a lambda's parameter, a comprehension's target
         # the module's one top-level assignment, and no other binding anywhere (`if args: HERE = args[0]`)
-        return self.module_assignment(name) if self._bindings(name) == 1 else None
+        return self.module_assignment(name) if self.bindings(name) == 1 else None
 
-    def _bindings(self, name: str) -> int:
+    def assigned_expression(self, name: str) -> Optional[cst.BaseExpression]:
+        """The expression ``name`` is assigned, when one assignment binds it (in the function being walked, or at
+        the module's top level with no other binding anywhere); None otherwise."""
+        return self._path_binding(name)
+
+    def bindings(self, name: str) -> int:
         """How many statements anywhere in the module bind ``name`` (assignments, loop and `with` targets,
         imports, `global` declarations): counted once per name, on first ask."""
         counts = self.__dict__.setdefault("_binding_counts", {})
@@ -275,7 +281,7 @@ def _parameter(function, node) -> bool:
                                                     params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))
 
 
-def _assigns(function, name: str) -> bool:
+def assigns(function, name: str) -> bool:
     """Whether ``function``'s own statements bind ``name`` at all (then the module's value is not the one read)."""
     for node in own_nodes(function):
         if node.__class__ in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.AsName):
