@@ -195,7 +195,7 @@ MODULES = {
     'python/_callees.py': 20204,
     'python/_collections.py': 891,
     'python/_determinism_and_joins.py': 21363,
-    'python/_driver.py': 10370,
+    'python/_driver.py': 10349,
     'python/_driver_values.py': 4719,
     'python/_fixes.py': 3447,
     'python/_jdbc.py': 4585,

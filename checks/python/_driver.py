@@ -194,7 +194,7 @@ def _outer_group_by(ctx, value) -> bool:
 _GROUP_BY = re.compile(r"(?is)\bgroup\s+by\b")
 
 
-def _grouped(ctx, receiver, groupings=_GROUPINGS) -> bool:
+def _grouped(ctx, receiver) -> bool:
     """The receiver's chain (or the value of the name it starts from, in this scope, a few names deep:
     `df_res = x.groupBy(...).count()`, then `df_res.select(...).collect()`) groups or deduplicates."""
     node = receiver
@@ -205,7 +205,7 @@ def _grouped(ctx, receiver, groupings=_GROUPINGS) -> bool:
                 return False
             node = value.node
         while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if node.func.attr.value in groupings:
+            if node.func.attr.value in _GROUPINGS:
                 return True
             node = node.func.value
         if not isinstance(node, cst.Name):
