@@ -7,7 +7,9 @@ from typing import Optional
 
 import libcst as cst
 
+from checks.python._udf import _is_docstring
 from linter.semantic import BOUNDED, DATAFRAME, RDD, method_name
+from linter.semantic.paths import parameter_names
 
 MAX_SHOWN = 48
 # A comparison's operators as text, and each one with its sides swapped (`0 < n` is `n > 0`).
@@ -87,26 +89,18 @@ def _conversion_helper(ctx, receiver, node: cst.Call) -> bool:
     if function is None or function.__class__ is not cst.FunctionDef:
         return False
     body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else [function.body]
-    if body and _docstring(body[0]):
+    if body and _is_docstring(body[0]):
         body = body[1:]
     if len(body) != 1 or body[0].__class__ is not cst.SimpleStatementLine or len(body[0].body) != 1:
         return False
     statement = body[0].body[0]
-    params = function.params
-    names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
-    names = [n for n in names if n not in ("self", "cls")]
+    names = [n for n in parameter_names(function) if n not in ("self", "cls")]
     # the frame is all it takes: a callback with more (`foreachBatch(f)`'s `(batch, batch_id)`) is not a helper
     if not (statement.__class__ is cst.Return and statement.value is node and names == [receiver.value]):
         return False
     # a library's helper, whose callers are elsewhere; one this file calls is judged by what the calls pass
     calls = re.compile(rf"(?<!def )(?<![\w]){re.escape(function.name.value)}\s*\(")
     return calls.search(ctx.semantic.text or "") is None
-
-
-def _docstring(statement) -> bool:
-    return statement.__class__ is cst.SimpleStatementLine and len(statement.body) == 1 and \
-        statement.body[0].__class__ is cst.Expr and isinstance(statement.body[0].value, (cst.SimpleString,
-                                                                                        cst.ConcatenatedString))
 
 
 def origin(rule, value, receiver) -> str:
@@ -159,8 +153,8 @@ def aggregated(ctx, receiver, value) -> bool:
             bound = ctx.semantic.lookup(node.value)
             if bound is None or bound.node is None or bound.node is node:
                 return False
-            if _sql_grouping(ctx, bound) == "`GROUP BY`" and _outer_group_by(ctx, bound):
-                return True  # (a `GROUP BY` was found, so the value is `spark.sql(text)` of a known text)
+            if _outer_group_by(ctx, bound):
+                return True
             # the expression assigned, whole (the value's own node may be where its rows were last decided:
             # `groupBy(...).agg(...)` of `...agg(...).select(F.explode(...))`); a name bound twice is not followed
             node = ctx.semantic.assigned_expression(node.value)
@@ -179,8 +173,12 @@ def aggregated(ctx, receiver, value) -> bool:
 
 
 def _outer_group_by(ctx, value) -> bool:
-    """The `GROUP BY` of a `spark.sql` text is its outermost query's (not a subquery's in parentheses)."""
-    text = ctx.semantic.sql_text(value.node.args[0].value) or ""
+    """The value is `spark.sql` of a text whose outermost query has a `GROUP BY` (not a subquery's, in
+    parentheses)."""
+    made = value.node
+    if not (isinstance(made, cst.Call) and method_name(made) == "sql" and made.args):
+        return False
+    text = ctx.semantic.sql_text(made.args[0].value) or ""
     depth, outer = 0, []
     for ch in text:
         if ch == "(":

@@ -13,6 +13,7 @@ import libcst as cst
 
 from checks.python._redundant_shuffles import KEEP_ROWS, column_names
 from linter.semantic import keyword_arg, literal_string, method_name, positional_args
+from linter.semantic.paths import parameter_names
 from linter.sources.python import child_nodes
 
 # Calls between a shuffle and what follows that keep every row in its partition (no shuffle of their own).
@@ -56,7 +57,7 @@ class Chains:
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
-        names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+        names = parameter_names(node)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 names.append(star.name.value)

@@ -3,6 +3,7 @@ import libcst as cst
 from checks.python._udf import function_node, shipped_function, site_for_def, walk_expression
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, PANDAS, ROWS
+from linter.semantic.paths import parameter_names
 from linter.semantic.values import target_names
 from linter.sources.python import child_nodes
 
@@ -83,8 +84,7 @@ class ClosureCapturesLargeObject(PythonRule):
         function = function_node(self.ctx, function)
         if function is None:
             return
-        params = function.params
-        own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        own = set(parameter_names(function))
         own |= _locals(function.body)  # `m = LINE.match(line)` in the function: its own `m`, not the module's
         for node in walk_expression(function.body):
             if not isinstance(node, cst.Name) or node.value in own:

@@ -5,6 +5,7 @@ from checks.python._udf import function_node, shipped_function, site_for_def, wa
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import INSTANCE
+from linter.semantic.paths import parameter_names
 
 _SETUP = (
     "from pyspark.sql import SparkSession, DataFrame\nfrom pyspark.sql import functions as F\n"
@@ -16,8 +17,7 @@ def _self_reference(function, semantic=None):
     """The first ``self`` (or ``self.attr``) the function reads without owning ``self``;
     with ``semantic``, also ``obj.attr`` of an object of a class defined in the file."""
     if isinstance(function, cst.FunctionDef):
-        params = function.params
-        owned = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        owned = set(parameter_names(function))
         body = function.body
     else:
         owned = {p.name.value for p in function.params.params}
@@ -136,8 +136,7 @@ class ClosureCapturesSelf(PythonRule):
         """Copy each `owner.attr` the function reads into a local before the statement."""
         if owner != "self":
             return None
-        params = function.params
-        own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        own = set(parameter_names(function))
         attrs, edits = [], []
         nodes = list(walk_expression(function.body))
         through_attribute = {id(n.value) for n in nodes if isinstance(n, cst.Attribute)}

@@ -13,7 +13,7 @@ from checks.python._rerun_safety import (
     write_info,
 )
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic.paths import assigns
+from linter.semantic.paths import assigns, parameter_names
 from linter.sources import NOTEBOOK_KINDS
 
 _SETUP = (
@@ -146,8 +146,7 @@ class WriteWithoutMode(PythonRule):
         function = next((a for a in reversed(self.ctx.ancestors) if a.__class__ is cst.FunctionDef), None)
         if function is None or not _MAKES_NEW.match(function.name.value) or _REPLACES.search(function.name.value):
             return False  # (`copy_or_replace_table` says it replaces)
-        params = function.params
-        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        names = parameter_names(function)
         # the caller's place, as given: a parameter the function rebinds (`target = "s3://backup/x"`) is its own
         return target.value in names and not assigns(function, target.value)
 

@@ -17,7 +17,7 @@ from typing import Optional
 import libcst as cst
 
 from linter.semantic.values import FUNCTION, IMPORT, dotted_name, literal_string, target_names
-from linter.sources.python import child_nodes
+from linter.sources.python import child_nodes, walk
 
 # Functions and methods whose result is a path under their first argument (or their receiver).
 _PATH_FUNCTIONS = frozenset((
@@ -72,8 +72,11 @@ class ShippedFiles:
         from a fixed `http(s)://` address; () when it downloads nothing."""
         if not _DOWNLOAD_HINT.search(self.text or ""):
             return ()
+        calls: list = []
+        if self.scopes[0].node is not None:
+            walk(self.scopes[0].node, {cst.Call: [calls.append]}, {}, [])
         fetched, written = False, []
-        for call in _calls(self.scopes[0].node):
+        for call in calls:
             name = self.qualified_name(call.func) or dotted_name(call.func) or ""
             args = [a.value for a in call.args if a.keyword is None and not a.star]
             if name in _DOWNLOADS and args and _FIXED_URL.match(self._text_prefix(args[0]) or ""):
@@ -236,16 +239,6 @@ def _normal_path(text: str) -> str:
     return text
 
 
-def _calls(module):
-    """Every call in the module, nested ones included."""
-    stack = [module] if module is not None else []
-    while stack:
-        node = stack.pop()
-        if node.__class__ is cst.Call:
-            yield node
-        stack.extend(child_nodes(node))
-
-
 def _rooted(node) -> bool:
     """A string literal that starts a path afresh: `/mnt/x`, `s3://x` (a join or `/` with it drops the left)."""
     text = getattr(node, "evaluated_value", None) if isinstance(node, cst.SimpleString) else None
@@ -270,6 +263,12 @@ def _count_bindings(module, name: str) -> int:
             count += 1
         stack.extend(child_nodes(node))
     return count
+
+
+def parameter_names(function) -> list:
+    """The names of a function's positional and keyword parameters, in order (not `*args` or `**kwargs`)."""
+    params = function.params
+    return [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
 
 
 def _parameter(function, node) -> bool:
