@@ -258,7 +258,7 @@ MODULES = {
     'python/redundant_dedup_around_groupby.py': 11005,
     'python/repartition_not_by_keys.py': 13840,
     'python/repartition_to_one.py': 5351,
-    'python/repeated_action_without_cache.py': 28563,
+    'python/repeated_action_without_cache.py': 31921,
     'python/schema_inference.py': 13852,
     'python/select_star_on_dataframe.py': 6415,
     'python/self_join_without_alias.py': 7868,

@@ -14,13 +14,16 @@ from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import (
     CACHES,
     DATAFRAME,
+    FUNCTION,
     INSTANCE,
+    UDF,
     WRITER,
     WRITES,
     Value,
     method_name,
 )
 from linter.semantic.bounds import UNBOUNDED
+from linter.semantic.values import MODEL
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -86,7 +89,10 @@ class RepeatedActionWithoutCache(PythonRule):
     materialised by two or more actions (`count`, `collect`, `show`,
     `toPandas`, `first`, `take`, a write, also on a DataFrame derived from it,
     such as `df.limit(10).collect()`, and an ML evaluator's
-    `evaluator.evaluate(df)`, which runs a job over `df`) with no `cache()` or
+    `evaluator.evaluate(df)`, which runs a job over `df`; the frame an evaluator
+    scores holds a model's predictions even when the model is a parameter,
+    `model.transform(data)`, since only a fitted model makes the prediction
+    column it reads) with no `cache()` or
     `persist()` in between. A Python UDF's column (`withColumn("answer",
     ask_udf("question"))`) makes a DataFrame expensive too: each action calls
     the UDF on every row again (a model, a web service); on such a frame
@@ -181,6 +187,11 @@ class RepeatedActionWithoutCache(PythonRule):
                 "predictions = model.transform(test)\nevaluator = RegressionEvaluator(labelCol='amount')\n"
                 "rmse = evaluator.evaluate(predictions, {evaluator.metricName: 'rmse'})\n"
                 "mae = evaluator.evaluate(predictions, {evaluator.metricName: 'mae'})\n"),
+        Invalid(_SETUP + "from pyspark.ml.evaluation import RegressionEvaluator\n"
+                "def evaluate(model, data):\n    predictions = model.transform(data)\n"
+                "    evaluator = RegressionEvaluator(labelCol='amount')\n"
+                "    metric = lambda name: evaluator.setMetricName(name).evaluate(predictions)\n"
+                "    return metric('rmse'), metric('mae')\n"),
         Invalid(_SETUP + "orders = spark.read.json('s3://landing/orders/')\nn = orders.count()\nrows = orders.collect()\n"),
         Invalid(_SETUP + "orders = spark.read.jdbc(url, 'orders', properties=props)\nrows = orders.collect()\n"
                 "orders.write.saveAsTable('copy')\n"),
@@ -269,6 +280,17 @@ class RepeatedActionWithoutCache(PythonRule):
               "model = GBTRegressor(labelCol='amount').fit(orders)\npredictions = model.transform(orders).cache()\n"
               "evaluator = RegressionEvaluator(labelCol='amount')\n"
               "rmse = evaluator.evaluate(predictions)\nmae = evaluator.evaluate(predictions, {evaluator.metricName: 'mae'})\n"),
+        # a DataFrame's own transform(func) is no model's scoring; a lambda's body runs only when it is called
+        Valid(_SETUP + "from pyspark.ml.evaluation import RegressionEvaluator\n"
+              "def add_flag(df):\n    return df.withColumn('f', F.lit(1))\n\n"
+              "def evaluate(data):\n    flagged = data.transform(add_flag)\n"
+              "    evaluator = RegressionEvaluator(labelCol='amount')\n"
+              "    return evaluator.evaluate(flagged), evaluator.setMetricName('mae').evaluate(flagged)\n"),
+        Valid(_SETUP + "from pyspark.ml.evaluation import RegressionEvaluator\n"
+              "def evaluate(model, data):\n    predictions = model.transform(data)\n"
+              "    evaluator = RegressionEvaluator(labelCol='amount')\n"
+              "    metric = lambda name: evaluator.setMetricName(name).evaluate(predictions)\n"
+              "    return metric('rmse')\n"),
         Valid(_SETUP + "from pyspark.ml.feature import VectorAssembler\n"
               "features = VectorAssembler(inputCols=['a'], outputCol='f').transform(orders)\n"
               "features.count()\nfeatures.show()\n"),
@@ -367,7 +389,7 @@ class RepeatedActionWithoutCache(PythonRule):
         elif method == "evaluate":
             computed = self._evaluated(node)
             if computed is not None:
-                self._action(node, computed, f"{method}()")
+                self._action(node, computed, f"{method}()", method)
                 return
         elif method in ACTIONS and (semantic.is_dataframe(node.func.value) or self._attribute_value(node.func.value)):
             self._action(node, node.func.value, f"{method}()", method)
@@ -381,17 +403,24 @@ class RepeatedActionWithoutCache(PythonRule):
         """Record that `node` computes the DataFrame `computed` (by `what_ran`, the action `method`); report it
         when it computed before."""
         semantic = self.ctx.semantic
+        if any(isinstance(a, cst.Lambda) for a in self.ctx.ancestors):
+            return  # a lambda's body runs when it is called, where its call is the action (`score("mae")`)
         # The action recomputes whatever DataFrame variable its chain starts from.
         receiver = chain_root(computed)
         value = semantic.lookup(receiver.value) if receiver is not None else None
+        if value is None and method == "evaluate" and receiver is not None:
+            value = semantic.infer(receiver)  # known from its use only: an evaluator's input is a DataFrame
         name = receiver.value if receiver is not None else None
         if receiver is not None and receiver.value == "self":
             found = self._attribute_value(computed)  # `self.errors`, as this method assigned it
             name, value = found if found is not None else (None, None)
         if value is None or value.kind != DATAFRAME:
             return
-        flags = value.flags or ()
-        plain = not ({"shuffle", "model", "udf"} & set(flags))
+        flags = set(value.flags or ())
+        if method == "evaluate" and not flags & {"shuffle", "model", "udf"} and \
+                _scored(semantic, value.node or (semantic.assigned_expression(name) if name else None)):
+            flags.add("model")
+        plain = not ({"shuffle", "model", "udf"} & flags)
         if "cached" in flags or (plain and not (self.ctx.settings.preview and _read_here(value)
                                                 and _row_format_source(self.ctx.semantic, value))):
             return
@@ -433,6 +462,27 @@ class RepeatedActionWithoutCache(PythonRule):
             return None
         dataset = node.args[0].value
         return dataset if self.ctx.semantic.is_dataframe(dataset) else None
+
+
+def _scored(semantic, node) -> bool:
+    """Whether an ML evaluator's input was made by `transformer.transform(dataset)` of a transformer the file does
+    not know (a parameter, `model` of `for model in cv_model.subModels`). An evaluator reads a prediction column,
+    which only a fitted model's scoring makes, so each evaluation scores every row with that model again. Not
+    `df.transform(func)`, a DataFrame's own method, which takes a function."""
+    for _ in range(40):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            return False
+        if node.func.attr.value == "transform":
+            args = node.args
+            if len(args) != 1 or args[0].keyword is not None or not isinstance(args[0].value, (cst.Name, cst.Attribute)):
+                return False
+            dataset = semantic.infer(args[0].value)
+            if dataset is not None and dataset.kind in (FUNCTION, UDF) or semantic.is_dataframe(node.func.value):
+                return False
+            transformer = semantic.infer(node.func.value)
+            return transformer is None or transformer.kind == MODEL
+        node = node.func.value
+    return False
 
 
 def _read_here(value) -> bool:

@@ -42,7 +42,7 @@ import libcst as cst
 from linter.semantic.api import _SAME_ROWS
 from linter.semantic.bounds import UNBOUNDED
 from linter.sources.python import child_nodes
-from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, RDD, Value, dotted_name, literal_string, target_names
+from linter.semantic.values import COLUMN, DATAFRAME, IMPORT, INSTANCE, RDD, Value, dotted_name, literal_string, target_names
 
 # Methods and attributes only a Spark DataFrame has, among the frame libraries a
 # Python job may use: none of pandas, polars, dask, ibis, SQLAlchemy or Django
@@ -237,6 +237,8 @@ class Evidence:
                 keys.add("self." + name if prefix else name)
             if "fromDF" in text or "broadcast" in text:
                 keys.update(re.findall(r"\b(?:fromDF|broadcast)\s*\(\s*([A-Za-z_]\w*)", text))
+            if ".evaluate" in text:
+                keys.update(re.findall(r"\.\s*evaluate\s*\(\s*([A-Za-z_]\w*)", text))
             self._watched = keys
         return self._watched
 
@@ -380,6 +382,9 @@ class Evidence:
             root = _chain_root(node.args[0].value)  # fromDF(df) or fromDF(df.coalesce(1), ...)
             if root is not None and root not in out and _normalise_name(self, func) in DATAFRAME_TAKING:
                 out[root] = _inferred(f"`{dotted_name(func)}({root}...)` takes a DataFrame")
+            elif root is not None and root not in out and func.__class__ is cst.Attribute and \
+                    func.attr.value == "evaluate" and _ml_evaluator(self.infer(func.value)):
+                out[root] = _inferred(f"an ML evaluator's `evaluate({root})` takes a DataFrame")
         if not isinstance(func, cst.Attribute):
             return
         usage = _usage_of(func)
@@ -426,6 +431,12 @@ _SQL_CONDITION = re.compile(
     r"[<>!]=?|(?<![=<>!])=(?!=)|\b(?:is\s+(?:not\s+)?null|in\s*\(|between|like|rlike|and|or|not)\b",
     re.IGNORECASE,
 )
+
+
+def _ml_evaluator(value) -> bool:
+    """A `pyspark.ml.evaluation` evaluator (`RegressionEvaluator(...)`, also through its setters)."""
+    return value is not None and value.kind == INSTANCE and isinstance(value.detail, str) and \
+        value.detail.startswith("pyspark.ml.evaluation.")
 
 
 def _sql_condition(node: cst.Call) -> bool:

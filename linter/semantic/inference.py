@@ -466,6 +466,9 @@ class Inference:
                     flags = set(dataset.flags or ()) | {"model"}
                     return Value(DATAFRAME, dataset.bound, node=node, flags=flags, why=dataset.why)
             return None
+        if kind == INSTANCE and isinstance(receiver.detail, str) and receiver.detail.startswith("pyspark.ml.") \
+                and method.startswith("set"):
+            return receiver  # ML params' setters return the object itself (`evaluator.setMetricName("mae")`)
         if kind == UDF and method == "asNondeterministic" and not node.args:
             return receiver  # the same UDF, marked so that Spark does not deduplicate or reorder its calls
         if kind in (DYNAMICFRAME, DELTA_TABLE):
