@@ -44,7 +44,12 @@ class CollectOnUnboundedDataFrame(PythonRule):
     only: a condition (`selectExpr("x >= 1 as flag").groupBy("flag")`: three
     rows at most), an `F.when(...)` chain of literals, `F.lit`, a Python UDF
     whose every `return` gives a literal (`withColumn("band", band_udf("x"))`,
-    `band` returning `"low"`, `"mid"` or `"high"`), SQL with a
+    `band` returning `"low"`, `"mid"` or `"high"`), the distinct values of a
+    column the file pivots or samples by (`select("month").distinct()`
+    collected for `pivot("month", months)` or the fractions of
+    `sampleBy("rating", ...)`: a pivot makes a column of each value, and Spark
+    refuses more than `spark.sql.pivotMaxValues` when it finds them itself),
+    SQL with a
     `LIMIT`, without `FROM` (`SELECT current_user()`), of aggregates only, or
     that is not a query (`SHOW`, `DESCRIBE`, `SET`). SQL built with an f-string
     is read with its fields as names. SQL over a temp view (or a table, a
@@ -134,6 +139,9 @@ class CollectOnUnboundedDataFrame(PythonRule):
     invalid = (
         Invalid(_SETUP + 'df = spark.table("sales")\ndf.show(n=df.count(), truncate=False)\n'),
         Invalid(_SETUP + 'df = spark.table("sales").select("customer_id").distinct()\ndf.show(df.count())\n'),
+        # pivoted by another column than the one collected
+        Invalid(_SETUP + 'sales = spark.table("sales")\nids = [r[0] for r in sales.select("customer_id").distinct().collect()]\n'
+                'wide = sales.groupBy("store").pivot("month").sum("amount")\n'),
         # rows again after the grouping (a join back, an explode of the groups' lists), or a subquery's GROUP BY
         Invalid(_SETUP + 'e = spark.table("events")\nper_event = e.groupBy("user_id").count().join(e, "user_id")\n'
                 'per_event.show(per_event.count())\n'),
@@ -210,6 +218,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
               'report.show(n=report.count(), truncate=False)\n'),
         Valid(_SETUP + 'by_day = spark.table("sales").groupBy("day").agg(F.sum("price"))\nby_day.show(by_day.count())\n'),
         Valid(_SETUP + 'df = spark.table("orders")\nrows = df.limit(10).collect()\n'),
+        Valid(_SETUP + 'sales = spark.table("sales")\nmonths = [r[0] for r in sales.select("month").distinct().collect()]\n'
+              'wide = sales.groupBy("store").pivot("month", months).sum("amount")\n'),
+        Valid(_SETUP + 'RATING = "rating"\nratings = spark.table("ratings")\n'
+              'levels = [r[0] for r in ratings.select(F.col(RATING)).distinct().collect()]\n'
+              'train = ratings.sampleBy(RATING, fractions={v: 0.8 for v in levels})\n'),
         Valid(_SETUP + 'from pyspark.sql import DataFrame\n\ndef rows_of(frame: DataFrame):\n    return frame.collect()\n'),
         Valid("from databricks.connect import DatabricksSession\n\n"
               "session = DatabricksSession.builder.profile('dev').getOrCreate()\n"

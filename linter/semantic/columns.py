@@ -23,7 +23,7 @@ import libcst as cst
 
 from linter.semantic.api import _SAME_COLUMNS
 from linter.sources.python import child_nodes
-from linter.semantic.values import UDF, Schema, literal_string, literal_type, method_name, positional_args
+from linter.semantic.values import BOUNDED, UDF, Schema, literal_string, literal_type, method_name, positional_args
 
 # A column of more values than this is not "few": a grouping by it is no bound worth the name.
 _MANY = 64
@@ -146,6 +146,46 @@ class FewValues:
                 return None
             total *= count + subtotals
         return total if total <= _MANY else None
+
+    def stratum_bound(self, node):
+        """BOUNDED for `select(c)` (the receiver of a `distinct()`) of a column the file pivots or samples by
+        (`groupBy(...).pivot(c, values)`, `df.sampleBy(c, fractions)`): a pivot makes a column of each value (and
+        Spark refuses more than `spark.sql.pivotMaxValues`, 10,000, when it finds them itself), `sampleBy` takes
+        a fraction for each, so the code's own use says the values are few. None otherwise."""
+        if node.__class__ is not cst.Call or method_name(node) != "select" or len(node.args) != 1:
+            return None
+        arg = node.args[0]
+        if arg.keyword is not None or arg.star:
+            return None
+        name = self._column_text(arg.value)
+        return BOUNDED if name is not None and name in self._strata() else None
+
+    def _column_text(self, node) -> Optional[str]:
+        """The column a plain reference names: `"c"`, a constant holding it, `F.col("c")`."""
+        if isinstance(node, cst.Call) and self.is_function(node.func, {"col", "column"}):
+            args = positional_args(node)
+            node = args[0] if len(args) == 1 else None
+        return self.text_of(node) if node is not None else None
+
+    def _strata(self) -> frozenset:
+        """The columns the module pivots or samples by (see ``stratum_bound``), read once."""
+        found = self.__dict__.get("_stratum_columns")
+        if found is None:
+            names = set()
+            text = self.text or ""
+            if ".pivot" in text or "sampleBy" in text:
+                stack = [self.scopes[0].node]
+                while stack:
+                    current = stack.pop()
+                    if current.__class__ is cst.Call and method_name(current) in ("pivot", "sampleBy"):
+                        column = next((a.value for a in current.args if a.keyword is None
+                                       or a.keyword.value in ("pivot_col", "col")), None)
+                        name = self._column_text(column) if column is not None else None
+                        if name is not None:
+                            names.add(name)
+                    stack.extend(child_nodes(current))
+            found = self.__dict__["_stratum_columns"] = frozenset(names)
+        return found
 
     def few_rows(self, receiver) -> Optional[int]:
         """`distinct()` of a frame whose every column is one of few values: at most their product of rows."""

@@ -604,7 +604,8 @@ class Inference:
         schema = self._columns_after(receiver, method, node)
         bound = result.bound
         if method in ("distinct", "dropDuplicates", "drop_duplicates") and not node.args and not isinstance(bound, int):
-            bound = self.few_rows(receiver) or bound  # `select("sentiment").distinct()` of a column of few values
+            # `select("sentiment").distinct()` of a column of few values, or of one the file pivots or samples by
+            bound = self.few_rows(receiver) or self.stratum_bound(node.func.value) or bound
         return Value(result.kind, bound, schema, result.node, flags, receiver.why,
                      self.few_after(receiver, method, node))
 
