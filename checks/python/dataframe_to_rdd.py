@@ -1,3 +1,5 @@
+import re
+
 import libcst as cst
 
 from checks.python._driver import shown
@@ -12,13 +14,21 @@ _ROW_FUNCTIONS = frozenset("map flatMap filter foreach reduceByKey groupByKey ke
 _HELP = "express it with DataFrame functions (select, filter, groupBy/agg), or `mapInPandas` for row-wise Python"
 
 
+def _partition_function(call: cst.Call) -> bool:
+    """`partitionBy(n, func)` or `partitionBy(n, partitionFunc=func)`: a partition function of the code's own."""
+    return len(call.args) >= 2 and (call.args[1].keyword is None or call.args[1].keyword.value == "partitionFunc")
+
+
 class DataframeToRdd(PythonRule):
     """
     ## What it does
     Finds DataFrame rows processed one by one through the RDD API:
     `df.rdd.map(...)`, `flatMap`, `filter`, `foreach`, `keyBy`, `reduceByKey`,
     `groupByKey` on `df.rdd` (or on a name holding it: `rows = df.rdd`, then
-    `rows.map(...)`), and `df.foreach(f)`, which is `df.rdd.foreach(f)`. `df.rdd.getNumPartitions()` and other metadata
+    `rows.map(...)`), and `df.foreach(f)`, which is `df.rdd.foreach(f)`. Keys
+    made for a partition function of the code's own (`rdd.keyBy(f)` then
+    `partitionBy(n, func)`) are not reported: DataFrames have no custom
+    partitioner. `df.rdd.getNumPartitions()` and other metadata
     calls are not reported, nor are `mapPartitions` / `foreachPartition`: a
     function per partition is how Python code that needs a resource (a model, a
     connection, a TensorFlow feed) is written on purpose. A DataFrame of a
@@ -65,6 +75,7 @@ class DataframeToRdd(PythonRule):
     invalid = (
         Invalid(_SETUP + "pairs = orders.rdd.map(lambda r: (r.customer_id, r.amount))\n"),
         Invalid(_SETUP + "orders.rdd.foreach(print)\n"),
+        Invalid(_SETUP + "keyed = orders.rdd.keyBy(lambda r: r.customer_id)\nparts = keyed.partitionBy(8)\n"),
         Invalid(_SETUP + "big = orders.select('amount').rdd.filter(lambda r: r.amount > 100)\n"),
         Invalid(_SETUP + "rows = orders.rdd\npairs = rows.map(lambda r: (r.customer_id, r.amount))\n"),
         Invalid(_SETUP + "large = spark.sparkContext.accumulator(0)\n"
@@ -72,6 +83,9 @@ class DataframeToRdd(PythonRule):
     )
     valid = (
         Valid(_SETUP + "n = orders.rdd.getNumPartitions()\n"),
+        Valid(_SETUP + "rows = orders.rdd\nkeyed = rows.keyBy(lambda r: r.customer_id)\n"
+              "parts = keyed.partitionBy(8, lambda k: 0 if k in vip else 1 + hash(k) % 7).values().glom()\n"),
+        Valid(_SETUP + "parts = orders.rdd.keyBy(lambda r: r.day).partitionBy(31, partitionFunc=by_day)\n"),
         Valid(_SETUP + "orders.foreachPartition(send_batch)\n"),
         Valid(_SETUP + "orders.limit(10).foreach(print)\n"),
         Valid("for item in items:\n    pass\nqueue.foreach(handle)\n"),
@@ -112,6 +126,8 @@ class DataframeToRdd(PythonRule):
             return  # a handful of rows (`SHOW TABLES`, a limit): nothing to gain from DataFrame functions
         if self._for_mllib(node):
             return  # `BinaryClassificationMetrics(rdd)`: the RDD API is the only way in
+        if self._custom_partitioning(node):
+            return
         name = shown(self.ctx, attr.value)
         self.ctx.report(self, node, f"`{name}.rdd.{method}(...)` moves every row out of Spark's engine into Python "
                         "objects", help=_HELP, start=attr.attr)
@@ -122,7 +138,7 @@ class DataframeToRdd(PythonRule):
         if value is None or value.kind != RDD or not value.flags or "of-dataframe" not in value.flags \
                 or value.bound not in (UNBOUNDED, None):
             return
-        if self._for_mllib(node):
+        if self._for_mllib(node) or self._custom_partitioning(node):
             return
         self.ctx.report(self, node, f"`{name.value}` holds a DataFrame's `.rdd`: `{name.value}.{method_name(node)}"
                         "(...)` moves every row out of Spark's engine into Python objects", help=_HELP,
@@ -144,6 +160,27 @@ class DataframeToRdd(PythonRule):
                  "for side effects per row, `foreachPartition` opens a connection once per partition",
             start=node.func.attr,
         )
+
+    def _custom_partitioning(self, node: cst.Call) -> bool:
+        """Keys made for a partition function of the code's own (`keyBy(f).partitionBy(n, func)`, in the chain or
+        through the name the keyed RDD is assigned to): DataFrames have no custom partitioner (`repartition`
+        hashes or ranges), so the RDD API is the only way to it."""
+        if method_name(node) not in ("keyBy", "map"):
+            return False
+        ancestors = self.ctx.ancestors
+        i = next((k for k in range(len(ancestors) - 1, -1, -1) if ancestors[k] is node), None)
+        outer = node
+        while i is not None and i >= 2 and isinstance(ancestors[i - 1], cst.Attribute) and \
+                ancestors[i - 1].value is outer and isinstance(ancestors[i - 2], cst.Call):
+            outer, i = ancestors[i - 2], i - 2
+            if method_name(outer) == "partitionBy":
+                return _partition_function(outer)
+        parent = self.ctx.parent_of(outer)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            name = re.escape(parent.targets[0].target.value)
+            return re.search(rf"\b{name}[\s\\]*\.\s*partitionBy\s*\((?:[^,()]+,\s*[A-Za-z_(]|[^)]*partitionFunc\s*=)",
+                             self.ctx.unit.text) is not None
+        return False
 
     def _for_mllib(self, node: cst.Call) -> bool:
         """The RDD is an argument of a `pyspark.mllib` call, itself or through the name it is assigned to."""
