@@ -219,7 +219,9 @@ def test_progress_on_a_terminal_and_ctrl_c_writes_the_partial_report(tmp_path):
     leader, follower = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "linter", "fleet", str(tree), "-j", "2", "--output-format",
                                 "json", "-o", str(out)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=follower,
-                               env={**os.environ, "PYTHONPATH": ROOT}, start_new_session=True)
+                               env={**os.environ, "PYTHONPATH": ROOT}, start_new_session=True,
+                               # a suite started in the background inherits SIGINT ignored: give the child the default
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(follower)
     seen = b""
     deadline = time.time() + 60
