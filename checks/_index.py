@@ -259,7 +259,7 @@ MODULES = {
     'python/repartition_not_by_keys.py': 13840,
     'python/repartition_to_one.py': 5351,
     'python/repeated_action_without_cache.py': 31921,
-    'python/schema_inference.py': 13852,
+    'python/schema_inference.py': 14015,
     'python/select_star_on_dataframe.py': 6415,
     'python/self_join_without_alias.py': 7868,
     'python/sentinel_null_value.py': 12698,

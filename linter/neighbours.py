@@ -46,7 +46,8 @@ _SUFFIXES = (".py", ".ipynb")
 _OTHER_SUFFIXES = (".sql", ".scala", ".r")  # notebooks of a series in another language: not read, they may write
 _LARGEST = 2_000_000  # bytes: a neighbour larger than this is not read (generated code, a notebook of outputs)
 _MOST = 200  # files in a folder: a folder larger than this is a package, not a notebook series
-_WRITES = (b".write", b"sql", b"save", b"insertInto", b"to_lakehouse_table", b"merge", b"toTable")
+_WRITES = (b".write", b"sql", b"save", b"insertInto", b"to_lakehouse_table", b"merge", b"toTable",
+           b"urlretrieve", b"wget")  # (and the downloads of a series' sample: `urlretrieve(URL, path)`)
 _FABRIC_CONTENT = "notebook-content.py"
 _HEADERS = (b"# Databricks notebook source", b"# Fabric notebook source")
 

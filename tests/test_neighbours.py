@@ -197,3 +197,43 @@ def test_a_notebook_of_the_series_in_another_language_that_names_the_table_vouch
     assert _found(run, train, "--no-cache") == [("SPK102", 8)]
     (tmp_path / "4-backfill.sql").write_text("-- Databricks notebook source\nINSERT INTO df_clean SELECT * FROM lake.churn\n")
     assert _found(run, train, "--no-cache") == [("SPK102", 6), ("SPK102", 7), ("SPK102", 8)]
+
+
+INGEST = "# Databricks notebook source\n" + HEAD + """\
+import os
+import requests
+
+remote_url = "https://synapseaisolutionsa.blob.core.windows.net/public/bankcustomerchurn"
+download_path = "/lakehouse/default/Files/churn/raw"
+os.makedirs(download_path, exist_ok=True)
+for fname in ["churn.csv"]:
+    r = requests.get(f"{remote_url}/{fname}", timeout=30)
+    with open(f"{download_path}/{fname}", "wb") as f:
+        f.write(r.content)
+"""
+
+EXPLORE = "# Databricks notebook source\n" + HEAD + """\
+df = spark.read.option("header", True).option("inferSchema", True).csv("Files/churn/raw/churn.csv")
+pdf = df.toPandas()
+"""
+
+
+def test_a_sample_a_neighbour_downloads_from_a_fixed_url_is_fixed_data(tmp_path, run):
+    """SPK405's download exemption (a fixed sample the file brings whole to the driver) takes the series' own
+    download notebook too; the cache re-checks the reader when that notebook changes."""
+    ingest = tmp_path / "1-ingest-data.py"
+    ingest.write_text(INGEST)
+    explore = tmp_path / "2-explore.py"
+    explore.write_text(EXPLORE)
+    cache = tmp_path / ".cache"
+    assert codes_and_rows(run, explore, "SPK405", "--cache-dir", cache) == []
+    ingest.write_text(INGEST.replace("Files/churn/raw", "Files/other/raw"))
+    assert codes_and_rows(run, explore, "SPK405", "--cache-dir", cache) == [("SPK405", 6)]
+    ingest.write_text(INGEST.replace('requests.get(f"{remote_url}/{fname}", timeout=30)', "fetch(fname)"))
+    assert codes_and_rows(run, explore, "SPK405", "--cache-dir", cache) == [("SPK405", 6)]
+    ingest.write_text(INGEST)
+    assert codes_and_rows(run, explore, "SPK405", "--cache-dir", cache) == []
+    # a Python module is no notebook of a series: it takes nothing from its folder
+    module = tmp_path / "explore.py"
+    module.write_text(EXPLORE.replace("# Databricks notebook source\n", ""))
+    assert codes_and_rows(run, module, "SPK405", "--no-cache") == [("SPK405", 5)]

@@ -43,7 +43,9 @@ class SchemaInference(PythonRule):
     local mount, is Spark's `Files/x`), when the file also brings the frame
     read whole to the driver (`df.toPandas()`, `df.select("text").collect()`):
     the tutorials' way with their published samples, a fixed file its author
-    knows to fit in the driver. A fixed download that is not brought to the
+    knows to fit in the driver. In a notebook, the download may be in another
+    notebook of the same folder (a tutorial series whose first notebook fetches
+    the sample the later ones read). A fixed download that is not brought to the
     driver is still reported: its types cannot drift, but the inference pass
     over a file of millions of rows is a real cost.
 

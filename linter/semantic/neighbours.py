@@ -14,6 +14,7 @@ from linter.sources.python import forget_parsed_ahead
 # from a DeltaTable: pandas has `.merge(` too): a file naming the table and one of these vouches for nothing
 _UNREAD_WRITES = (b"writeto", b"totable", b"deltatable")
 _UNREAD = "\0unread"  # the texts of a neighbour's cells that do not parse
+_DOWNLOADS = "\0downloads"  # the folders a neighbour fills from a fixed URL (Paths.download_folders)
 _KEPT = 2048  # files' tables kept by digest and sample sizes, across runs (never stale)
 _tables: dict = {}
 _asked: dict = {}  # (notebook, table) -> what the other files of its folder leave the table with, in this run
@@ -46,6 +47,20 @@ def neighbour_bound(path: str, text: str, spellings: tuple):
     if mine is not None:
         bounds = (*bounds, mine)
     return BOUNDED if any(b == BOUNDED for b in bounds) else max(bounds)
+
+
+def neighbour_downloads(path: str) -> tuple:
+    """The folders the other files of the notebook's folder fill from a fixed `http(s)` URL (a series'
+    `1-ingest-data` fetching the sample `2-explore` reads), as ``Paths.download_folders`` finds them in each."""
+    here = os.path.abspath(path)
+    folders = []
+    for neighbour, data, _, digest in files_of(here) or ():
+        if neighbour == here or data is None:
+            continue
+        written = _tables_of(neighbour, data, digest)
+        if written is not False:
+            folders.extend(written[_DOWNLOADS])
+    return tuple(folders)
 
 
 def _others_bounds(here: str, spellings: tuple) -> tuple:
@@ -81,18 +96,7 @@ def _bound_in(path: str, data: bytes, lowered: bytes, digest: str, tail: bytes, 
     named = tail in lowered
     if named and any(token in lowered for token in _UNREAD_WRITES):
         return False
-    key = _samples.get(digest)
-    if key is None:
-        from linter import datafiles
-
-        # (the sample files it reads decide what it writes from them: their sizes, as this run sees them, are
-        # part of the key)
-        key = _samples[digest] = digest + "\0" + datafiles.fingerprint(path, data.decode("utf-8", "replace"))
-    written = _tables.get(key)
-    if written is None:
-        if len(_tables) >= _KEPT:
-            _tables.clear()
-        written = _tables[key] = _written(path, data)
+    written = _tables_of(path, data, digest)
     if written is False:
         return False  # it writes or runs something it cannot name: it may have written this table too
     if not named:
@@ -105,6 +109,23 @@ def _bound_in(path: str, data: bytes, lowered: bytes, digest: str, tail: bytes, 
             _last(key) == tail and bound == UNBOUNDED for key, bound in written.items() if key[0] != "\0"):
         return False
     return next((written[s] for s in spellings if s in written), None)
+
+
+def _tables_of(path: str, data: bytes, digest: str):
+    """``_written`` of one file, kept by its digest and its sample files' sizes."""
+    key = _samples.get(digest)
+    if key is None:
+        from linter import datafiles
+
+        # (the sample files it reads decide what it writes from them: their sizes, as this run sees them, are
+        # part of the key)
+        key = _samples[digest] = digest + "\0" + datafiles.fingerprint(path, data.decode("utf-8", "replace"))
+    written = _tables.get(key)
+    if written is None:
+        if len(_tables) >= _KEPT:
+            _tables.clear()
+        written = _tables[key] = _written(path, data)
+    return written
 
 
 def _last(key: str) -> bytes:
@@ -126,7 +147,7 @@ def _written(path: str, data: bytes):
         document = load_document(path, data)
     except SourceError:
         return False
-    result: dict = {_TAINTED: set(), _UNREAD: []}
+    result: dict = {_TAINTED: set(), _UNREAD: [], _DOWNLOADS: []}
     for unit in document.units:
         if unit.error is not None:
             result[_UNREAD].append(unit.text.lower().encode())  # a cell it cannot read may write what it names
@@ -145,6 +166,7 @@ def _written(path: str, data: bytes):
             walk(module, {k: [v] for k, v in visit.items()}, {k: [v] for k, v in leave.items()}, [])
         except (SourceError, RecursionError):
             return False  # part of it is not read: it may write anything there
+        result[_DOWNLOADS].extend(semantic.download_folders())
         tainted = semantic.written_small[_TAINTED]
         if None in tainted:
             return False

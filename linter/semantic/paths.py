@@ -58,7 +58,12 @@ class ShippedFiles:
         is not known, so this vouches for no bound on its rows."""
         folders = self.__dict__.get("_download_folders")
         if folders is None:
-            folders = self.__dict__["_download_folders"] = self._download_folders()
+            folders = self.download_folders()
+            if self.neighbours:  # a notebook: its series' other notebooks may have fetched the sample
+                from linter.semantic.neighbours import neighbour_downloads
+
+                folders += neighbour_downloads(self.bundled_source[0])
+            self.__dict__["_download_folders"] = folders
         if not folders:
             return False
         text = self.text_of(node)
@@ -67,7 +72,7 @@ class ShippedFiles:
         path = _normal_path(text)
         return any(path == folder or path.startswith(folder + "/") for folder in folders)
 
-    def _download_folders(self) -> tuple:
+    def download_folders(self) -> tuple:
         """The folders (as `_normal_path` writes them) of the files this file writes when it also downloads
         from a fixed `http(s)://` address; () when it downloads nothing."""
         if not _DOWNLOAD_HINT.search(self.text or ""):
