@@ -4,7 +4,7 @@ Run by hand (never in the test suite):
 
     .venv/bin/python bench/run.py            # all figures
     .venv/bin/python bench/run.py --quick    # startup only
-    .venv/bin/python bench/run.py --one-file [--rounds 11] [--peers VENV]   # the run pre-commit makes, as ratios
+    .venv/bin/python bench/run.py --one-file [--rounds 11] [--peers VENV] [--editable]   # the run pre-commit makes, as ratios
     .venv/bin/python bench/run.py --cold [--rounds 3] [DIR ...]   # the cold full run against libcst's parse floor
 
 The corpus is the Python code shipped inside the installed pyspark package (real
@@ -75,12 +75,12 @@ def timed(cmd, cwd=None, repeat=1) -> float:
     return statistics.median(times)
 
 
-def timed_cpu(cmd, cwd=None) -> tuple[float, float]:
+def timed_cpu(cmd, cwd=None, env=None) -> tuple[float, float]:
     """(wall seconds, CPU seconds: user + system of the command and its children) of one run. On a shared,
     loaded machine the CPU time says more than the wall time: it does not grow with the other sessions' load."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
+    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or _env())
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -231,19 +231,41 @@ def imported_by_check(path: str, cwd: str) -> set:
     return set(p.stderr.rsplit("\0", 1)[-1].split())
 
 
-def one_file(rounds: int, peers: str | None) -> None:
+def installed_python(tmp: str) -> str:
+    """The interpreter of a throwaway venv holding sparkcheck as a user installs it (`pip install .`).
+
+    The development venv's editable install adds an import hook that `site` loads in every process (16 ms
+    by `-X importtime` on these machines), which neither a user's install nor pre-commit's hook venv has;
+    timing from it overstates the one-file run, most of all the non-Spark file's.
+    """
+    venv = os.path.join(tmp, "venv")
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    python = os.path.join(venv, "bin", "python")
+    p = subprocess.run([python, "-m", "pip", "install", "-q", ROOT], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"bench: `pip install {ROOT}` into a throwaway venv failed: {p.stderr.strip().splitlines()[-1:]}")
+    return python
+
+
+def one_file(rounds: int, peers: str | None, editable: bool = False) -> None:
     """`sparkcheck check FILE` (no cache: the first run) against `python -c "import libcst"`, median of
-    ``rounds`` alternating runs of each command, as ratios to that floor measured in the same rounds."""
+    ``rounds`` alternating runs of each command, as ratios to that floor measured in the same rounds; both
+    from a regular install in a throwaway venv unless ``editable`` (this interpreter and the source tree)."""
     _compile_bytecode()
     tmp = tempfile.mkdtemp()
     try:
+        python = sys.executable if editable else installed_python(tmp)
+        sparkcheck = [python, "-m", "linter"]
+        env = _env()
+        if not editable:  # the installed copy, not the source tree
+            env.pop("PYTHONPATH")
         for name, text in (("plain.py", PLAIN), ("job.py", JOB)):
             with open(os.path.join(tmp, name), "w") as f:
                 f.write(text)
         commands = {
-            "import libcst": [sys.executable, "-c", "import libcst"],
-            "non-Spark file": [*SPARKCHECK, "check", "plain.py", "--no-cache"],
-            "PySpark job": [*SPARKCHECK, "check", "job.py", "--no-cache"],
+            "import libcst": [python, "-c", "import libcst"],
+            "non-Spark file": [*sparkcheck, "check", "plain.py", "--no-cache"],
+            "PySpark job": [*sparkcheck, "check", "job.py", "--no-cache"],
         }
         if peers:  # a venv holding the peers (bench/peers.py builds one): their run on the same job
             commands["sparkdoctor, the job"] = [os.path.join(peers, "bin", "sparkdoctor"), "lint", "--no-config",
@@ -254,12 +276,13 @@ def one_file(rounds: int, peers: str | None) -> None:
         cpus: dict = {name: [] for name in commands}
         for _ in range(rounds):
             for name, cmd in commands.items():
-                wall, cpu = timed_cpu(cmd, cwd=tmp)
+                wall, cpu = timed_cpu(cmd, cwd=tmp, env=env)
                 times[name].append(wall)
                 cpus[name].append(cpu)
         floor = statistics.median(times["import libcst"])
         floor_cpu = statistics.median(cpus["import libcst"])
-        print(f"one file (median of {rounds} alternating runs, no cache; JOB has {JOB.count(chr(10))} lines):")
+        print(f"one file (median of {rounds} alternating runs, no cache; JOB has {JOB.count(chr(10))} lines; "
+              f"{'this venv, editable' if editable else 'a throwaway venv, pip install .'}):")
         for name, runs in times.items():
             took, cpu = statistics.median(runs), statistics.median(cpus[name])
             target = ONE_FILE_TARGETS.get(name)
@@ -371,17 +394,19 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="cold full runs against libcst's parse floor")
     parser.add_argument("--rounds", type=int, default=None, help="alternating rounds (--one-file 11, --cold 3)")
     parser.add_argument("--peers", help="a venv holding sparkdoctor and pipeline-lint, timed on the same job")
+    parser.add_argument("--editable", action="store_true",
+                        help="--one-file: time this venv and the source tree, not a throwaway `pip install .`")
     parser.add_argument("dirs", nargs="*", help="--cold: directories (default: the shared corpus and pyspark's sources)")
     args = parser.parse_args()
     print(f"sparkcheck benchmark on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     if args.one_file or args.cold:
         if args.one_file:
-            one_file(args.rounds or 11, args.peers)
+            one_file(args.rounds or 11, args.peers, args.editable)
         if args.cold:
             cold(args.dirs or [d for d in (CORPUS, pyspark_dir()) if os.path.isdir(d)], args.rounds or 3)
         return
     startup()
-    one_file(args.rounds or 5, args.peers)
+    one_file(args.rounds or 5, args.peers, args.editable)
     if not args.quick:
         throughput()
 
