@@ -4,7 +4,8 @@ import libcst as cst
 
 from checks.python._literals_and_reads import falsy, reader_chain, reader_options, truthy
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import RDD, READER, UNBOUNDED, literal_string, method_name, positional_args
+from linter.semantic import DATAFRAME, RDD, READER, UNBOUNDED, literal_string, method_name, positional_args
+from linter.sources.python import child_nodes
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
 
@@ -15,6 +16,69 @@ _DOWNLOAD = (
     "for fname in ['churn.csv']:\n    r = requests.get(f'{{remote_url}}/{{fname}}', timeout=30)\n"
     "    with open(f'{{download_path}}/{{fname}}', 'wb') as f:\n        f.write(r.content)\n"
 )
+
+
+_WHOLE = object()  # a read brought whole to the driver in its own chain
+
+
+def _to_driver(name: str):
+    """`name.toPandas(` or `name.select(...).collect(` on a line of code, not in a comment (a `limit` or `filter`
+    first is a peek, not the whole frame)."""
+    return re.compile(rf"(?m)^[^#\n]*(?<![\w.]){re.escape(name)}\s*(?:\.\s*(?:select|cache|persist)"
+                      rf"\s*\([^()]*\)\s*)*\.\s*(?:toPandas|collect)\s*\(")
+
+
+def _read_into(read: cst.Call, parents: dict):
+    """What becomes of a read of a place: _WHOLE when its chain brings it to the driver
+    (`spark.table("x").toPandas()`), the name it is assigned to, or None."""
+    node = read
+    while True:
+        parent = parents.get(id(node))
+        call = parents.get(id(parent))
+        if isinstance(parent, cst.Attribute) and isinstance(call, cst.Call) and call.func is parent:
+            if parent.attr.value in ("toPandas", "collect"):
+                return _WHOLE
+            if parent.attr.value not in ("select", "cache", "persist"):
+                return None
+            node = call
+            continue
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            return parent.targets[0].target.value
+        return None
+
+
+def _text(semantic, node, strings: dict):
+    """The text a write's destination holds where it is written: names (alone or in an f-string) as last assigned
+    a string above it (`table_name = "a"` in one cell, "b" in a later one), other parts as ``text_of`` proves."""
+    if isinstance(node, cst.Name) and node.value in strings:
+        return strings[node.value]
+    if not isinstance(node, cst.FormattedString):
+        return semantic.text_of(node)
+    out = []
+    for part in node.parts:
+        if isinstance(part, cst.FormattedStringText):
+            out.append(part.value)
+            continue
+        if part.format_spec is not None or part.conversion is not None:
+            return None
+        text = _text(semantic, part.expression, strings)
+        if text is None:
+            return None
+        out.append(text)
+    return "".join(out)
+
+
+def _place(text, table: bool):
+    """Where a write puts a frame or a read takes one: `table:x` for a table (Fabric's `Tables/x` path is the
+    lakehouse table `x`), `path:p` for another path; None when the text is not known."""
+    if not text:
+        return None
+    text = text.rstrip("/")
+    if table:
+        return "table:" + text
+    if text.startswith("Tables/") and text.count("/") == 1:
+        return "table:" + text[len("Tables/"):]
+    return "path:" + text
 
 
 class SchemaInference(PythonRule):
@@ -41,13 +105,16 @@ class SchemaInference(PythonRule):
     into (`requests.get(f"{URL}/{name}")` saved with `open(f"{folder}/{name}",
     "wb")`, or `urlretrieve(URL, path)`; `/lakehouse/default/Files/x`, the
     local mount, is Spark's `Files/x`), when the file also brings the frame
-    read whole to the driver (`df.toPandas()`, `df.select("text").collect()`):
-    the tutorials' way with their published samples, a fixed file its author
-    knows to fit in the driver. In a notebook, the download may be in another
+    read whole to the driver (`df.toPandas()`, `df.select("text").collect()`,
+    also after a round trip through a table: `df.write...save("Tables/x")`,
+    then `data = spark.read.format("delta").load("Tables/x")` and
+    `data.toPandas()`): the tutorials' way with their published samples, a
+    fixed file its author knows to fit in the driver. In a notebook, the download may be in another
     notebook of the same folder (a tutorial series whose first notebook fetches
     the sample the later ones read). A fixed download that is not brought to the
-    driver is still reported: its types cannot drift, but the inference pass
-    over a file of millions of rows is a real cost.
+    driver is still reported, and its message says only what is true of it:
+    its types cannot drift, but the inference pass over a file of millions
+    of rows is a real cost.
 
     The all-strings case is reported only with `--preview`: hand-judged
     samples of real code found it wrong more often than right (a CSV copied
@@ -113,6 +180,15 @@ class SchemaInference(PythonRule):
         Invalid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
                 + "raw_df = spark.read.csv('Files/raw/churn.csv', header=True, inferSchema=True)\n"
                 "raw_df.write.saveAsTable('criteo')\n"),
+        # a round trip through a table whose read-back stays on the cluster, or that reads another table
+        Invalid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
+                + "df = spark.read.csv('Files/raw/churn.csv', header=True, inferSchema=True)\n"
+                "df.write.mode('overwrite').format('delta').save('Tables/churn')\n"
+                "data = spark.read.format('delta').load('Tables/churn')\ndata.write.saveAsTable('gold.churn')\n"),
+        Invalid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
+                + "df = spark.read.csv('Files/raw/churn.csv', header=True, inferSchema=True)\n"
+                "df.write.mode('overwrite').saveAsTable('churn_raw')\n"
+                "data = spark.read.table('churn_clean')\npdf = data.toPandas()\n"),
     )
     valid = (
         # a published sample the notebook fetches itself, read from where it saved it
@@ -120,6 +196,15 @@ class SchemaInference(PythonRule):
         Valid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
               + "df = spark.read.csv('Files/raw/churn.csv', header=True, inferSchema=True).cache()\n"
               "display(df)\ndf = df.toPandas()\n"),
+        # ... or writes to a table that a later cell reads back whole onto the driver (Fabric's tutorials)
+        Valid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
+              + "table_name = 'churn_data'\n"
+              "df = spark.read.option('header', True).option('inferSchema', True).csv('Files/raw/churn.csv').cache()\n"
+              "df.write.mode('overwrite').format('delta').save(f'Tables/{table_name}')\n"
+              "data = spark.read.format('delta').load('Tables/churn_data')\npdf = data.toPandas()\n"),
+        Valid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
+              + "df = spark.read.csv('Files/raw/churn.csv', header=True, inferSchema=True)\n"
+              "df.write.mode('overwrite').saveAsTable('churn')\nrows = spark.table('churn').collect()\n"),
         Valid(_SETUP + "import urllib.request\nurllib.request.urlretrieve('https://example.org/t.json', '/tmp/demo/t.json')\n"
               "trips = spark.read.json('file:/tmp/demo/t.json')\nwords = trips.select('text').collect()\n"),
         Valid(_SETUP + "events = spark.read.schema('id BIGINT, ts TIMESTAMP').json('s3://raw/events/')\n"),
@@ -170,15 +255,21 @@ class SchemaInference(PythonRule):
             return  # Delta's own transaction log, read to look at its commits: mixed actions, inference is the tool
         if args and self.ctx.semantic.local_sample(args[0]):
             return  # sample data beside the code or in the repository: small and fixed, nothing drifts
-        if args and self.ctx.semantic.downloaded_sample(args[0]) and self._brought_to_driver(node):
+        downloaded = bool(args) and self.ctx.semantic.downloaded_sample(args[0])
+        if downloaded and self._brought_to_driver(node):
             return  # a published sample the file fetches itself and then holds whole on the driver: small and fixed
         data = self.ctx.semantic.infer(args[0]) if args and path is None else None
         if data is not None and data.kind == RDD and data.bound not in (None, UNBOUNDED):
             return  # `read.json(sc.parallelize([text]))`: records the code holds, read once; nothing to drift
+        # a fixed download cannot drift: its finding is the pass alone
+        drift = ("; the file is a fixed download, but the pass reads all of it on every run" if downloaded else
+                 ", and the guess drifts with the data")
         if infer and fmt != "json":  # JSON ignores the option and always infers: its own message below
-            self._report(node, "`inferSchema` reads the data an extra time to guess column types, and the guess drifts with the data")
+            self._report(node, f"`inferSchema` reads the data an extra time to guess column types{drift}")
         elif fmt == "json":
-            self._report(node, "reading JSON without a schema makes Spark scan the input to infer one, and the types drift with the data")
+            self._report(node, "reading JSON without a schema makes Spark scan the input to infer one"
+                         + ("; the file is a fixed download, but the scan reads all of it on every run" if downloaded
+                            else ", and the types drift with the data"))
         elif fmt == "csv" and not strings and self.ctx.settings.preview:
             self._report(node, "reading CSV without a schema makes every column a string: numbers and dates are cast implicitly downstream")
 
@@ -196,10 +287,59 @@ class SchemaInference(PythonRule):
             break
         if target is None:
             return False
-        # (on a line of code, not in a comment; a `limit` or `filter` first is a peek, not the whole frame)
-        driver = re.compile(rf"(?m)^[^#\n]*(?<![\w.]){re.escape(target)}\s*(?:\.\s*(?:select|cache|persist)"
-                            rf"\s*\([^()]*\)\s*)*\.\s*(?:toPandas|collect)\s*\(")
-        return driver.search(self.ctx.semantic.text or "") is not None
+        text = self.ctx.semantic.text or ""
+        if _to_driver(target).search(text):
+            return True
+        # written where a later read takes it back whole (the tutorials' round trip through a table)
+        written, reads = self._round_trips()
+        return any(name is _WHOLE or name is not None and _to_driver(name).search(text)
+                   for place, name in reads if place in written.get(target, ()))
+
+    def _round_trips(self):
+        """(name -> the places its frame is written to, [(place, what becomes of a read of it: see _read_into)])
+        of the module: `df.write...save("Tables/x")` / `saveAsTable("x")`, `data = spark.read...load("Tables/x")` /
+        `spark.table("x")`. A place is `table:x` or `path:p` (Fabric's `Tables/x` is the table `x`)."""
+        found = self.ctx.memo.get("\0round trips")
+        if found is not None:
+            return found
+        semantic = self.ctx.semantic
+        written: dict = {}
+        strings: dict = {}  # name -> the string literal last assigned it, in the order of the source
+        parents: dict = {}
+        found_reads: list = []
+        stack = [self.ctx.module]
+        while stack:  # in the order of the source: a name's string is the one last assigned above the write
+            node = stack.pop()
+            children = child_nodes(node)
+            for child in children:
+                parents[id(child)] = node
+            stack.extend(reversed(children))
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                text = literal_string(node.value)
+                if text is not None:
+                    strings[node.targets[0].target.value] = text
+                else:
+                    strings.pop(node.targets[0].target.value, None)
+            elif isinstance(node, cst.Call) and method_name(node) in ("save", "saveAsTable"):
+                args = positional_args(node) or [a.value for a in node.args if a.keyword and a.keyword.value in
+                                                 ("path", "name")]
+                root = node.func.value
+                while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):
+                    root = root.func.value
+                if args and isinstance(root, cst.Attribute) and root.attr.value == "write" and \
+                        isinstance(root.value, cst.Name):
+                    place = _place(_text(semantic, args[0], strings), method_name(node) == "saveAsTable")
+                    if place:
+                        written.setdefault(root.value.value, set()).add(place)
+            elif isinstance(node, cst.Call) and method_name(node) in ("load", "table"):
+                args = positional_args(node)
+                value = semantic.infer(node) if args else None
+                place = _place(semantic.text_of(args[0]), method_name(node) == "table") if args else None
+                if place and value is not None and value.kind == DATAFRAME:
+                    found_reads.append((place, node))
+        reads = [(place, _read_into(read, parents)) for place, read in found_reads]
+        found = self.ctx.memo["\0round trips"] = (written, reads)
+        return found
 
     def _report(self, node, message: str) -> None:
         self.ctx.report(self, node, message, help="declare the schema: `.schema(StructType(...))` or a DDL string "
