@@ -70,6 +70,7 @@ _REGISTERS = frozenset({
 _SQL_TARGET = re.compile(r"(?i)\b(?:view|table|into|overwrite|merge\s+into)\s+(?:if\s+(?:not\s+)?exists\s+)?"
                          r"([`\w.]+)")  # what a statement creates or writes (its reads are words it uses)
 _WORD = re.compile(r"[A-Za-z_][\w.]*")
+_LAKEHOUSE_TABLE = re.compile(r"^Tables/[\w.]+$")
 _NAME_STRING = re.compile(r"^`?[A-Za-z_][\w.]*`?$")
 _SQL_START = re.compile(r"(?is)^\s*(?:\(\s*)?(?:select|insert|create|merge|with|delete|update|drop|alter|replace|cache|"
                         r"uncache|truncate|refresh|from|msck|analyze|optimize|vacuum|set|describe|show)\b")
@@ -460,6 +461,13 @@ class _Walker:
             if name in _REGISTERS and node.args and isinstance(node.args[0], ast.Constant) \
                     and isinstance(node.args[0].value, str):
                 table = "table:" + node.args[0].value.strip("`").lower()
+                self.binds.add(table)
+                self.uses.add(table)
+            elif name in ("save", "load") and node.args and isinstance(node.args[0], ast.Constant) \
+                    and isinstance(node.args[0].value, str):
+                # a path written and read back (`save("Tables/x")`, then `load("Tables/x")`: Fabric's table `x`)
+                path = node.args[0].value.rstrip("/")
+                table = "table:" + (path[7:].lower() if _LAKEHOUSE_TABLE.match(path) else path)
                 self.binds.add(table)
                 self.uses.add(table)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 20000:
