@@ -262,7 +262,7 @@ MODULES = {
     'python/schema_inference.py': 21952,
     'python/select_star_on_dataframe.py': 6415,
     'python/self_join_without_alias.py': 7868,
-    'python/sentinel_null_value.py': 12698,
+    'python/sentinel_null_value.py': 15017,
     'python/show_in_code.py': 6693,
     'python/sort_overridden_by_later_sort.py': 4706,
     'python/stale_column_reference.py': 9518,

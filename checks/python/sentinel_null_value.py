@@ -16,6 +16,30 @@ DEFAULT_SENTINELS = ["", "N/A", "NA", "NULL", "None", "EMPTY", "unknown", "-", "
 
 # Functions that build one string out of columns: an empty filler inside them is formatting, not a stored null.
 _STRING_BUILDERS = frozenset({"concat_ws", "concat", "md5", "sha1", "sha2", "hash", "xxhash64", "format_string"})
+# Calls that only look at a frame: a placeholder whose frame goes no further than them is stored nowhere.
+_LOOKS = frozenset({"show", "display", "printSchema", "explain", "limit", "head", "take", "first", "count",
+                    "select", "filter", "where", "orderBy", "sort", "distinct"})
+
+
+def _discarded(ancestors: list) -> bool:
+    """Whether the frame made by the call at ``ancestors[-1]`` is thrown away: the statement is the call itself,
+    or only looked at (`df.na.replace(...)` alone, `df.fillna("N/A").show()`, `display(df.fillna(""))`), never
+    assigned, returned, passed on or written."""
+    i = len(ancestors) - 1
+    while i >= 2:
+        parent, above = ancestors[i - 1], ancestors[i - 2]
+        if isinstance(parent, cst.Attribute) and isinstance(above, cst.Call) and above.func is parent and \
+                parent.attr.value in _LOOKS:
+            i -= 2
+            continue
+        break
+    parent = ancestors[i - 1] if i >= 1 else None
+    if isinstance(parent, cst.Arg) and i >= 3 and isinstance(ancestors[i - 2], cst.Call) and \
+            isinstance(ancestors[i - 2].func, cst.Name) and ancestors[i - 2].func.value == "display":
+        i -= 2  # the notebook builtin `display(df)`
+        parent = ancestors[i - 1]
+    return isinstance(parent, cst.Expr)
+
 
 class SentinelNullValue(PythonRule):
     """
@@ -27,7 +51,11 @@ class SentinelNullValue(PythonRule):
     `F.when(...)`/`.otherwise(...)`, `withColumn(name, F.lit(...))` (also
     `F.lit("" if x is None else x)`, or a name assigned once such an
     expression in the function: the missing case written as a placeholder) and
-    `F.coalesce(..., F.lit(...))`. A `coalesce` inside
+    `F.coalesce(..., F.lit(...))`. A fill, replace or `withColumn` whose
+    frame is thrown away is not reported: the statement is the call alone,
+    or only shows it (`df.na.replace([""], ["UNKNOWN"])` as a book's demo of
+    the method, `df.fillna("N/A").show()`, `display(df.fillna(""))`), so
+    no column anywhere holds the placeholder. A `coalesce` inside
     `concat_ws`, `concat` or a hash (`md5`, `sha2`, `hash`) is not reported: it
     formats one part of a key or a checksum, and the result is not stored as
     the column's value.
@@ -89,6 +117,8 @@ class SentinelNullValue(PythonRule):
                 "    return df.withColumn('env', F.lit(env))\n"),
         Invalid(_SETUP + "def stamp(df, owner):\n    return df.withColumn('owner', F.lit(owner if owner else 'N/A'))\n"),
         Invalid(_SETUP + "customers = customers.na.replace([''], ['UNKNOWN'], 'city')\n"),
+        Invalid(_SETUP + "customers.fillna('N/A', subset=['country']).write.saveAsTable('crm.customers')\n"),
+        Invalid(_SETUP + "def clean(df):\n    return df.na.fill({'email': ''})\n"),
         Invalid(_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise('N/A')\n",
                 options={"fix-to-null": True}, unsafe=True,
                 fixed=_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise(F.lit(None).cast('string'))\n"),
@@ -108,6 +138,10 @@ class SentinelNullValue(PythonRule):
         Valid(_SETUP + "c = F.coalesce(F.col('city'), F.col('town'))\n"),
         Valid(_SETUP + "customers = customers.na.replace(['N/A', ''], [None, None], 'city')\n"),
         Valid(_SETUP + "key = F.md5(F.concat_ws('||', F.coalesce(F.trim('a'), F.lit('')), F.col('b')))\n"),
+        # a frame thrown away or only shown: the placeholder is stored nowhere
+        Valid(_SETUP + "customers.na.replace([''], ['UNKNOWN'], 'city')\n"),
+        Valid(_SETUP + "customers.fillna('N/A', subset=['country']).show(5)\n"),
+        Valid(_SETUP + "display(customers.na.fill({'email': ''}).limit(10))\n"),
     )
 
     def _sentinel(self, node) -> Optional[str]:
@@ -158,6 +192,8 @@ class SentinelNullValue(PythonRule):
     def visit_Call(self, node: cst.Call) -> None:
         semantic = self.ctx.semantic
         method = method_name(node)
+        if method in ("fillna", "fill", "replace", "withColumn") and _discarded(self.ctx.ancestors):
+            return  # a frame only shown, or not kept at all: no stored value holds the placeholder
         if method in ("fillna", "fill"):
             receiver = semantic.infer(node.func.value)
             if receiver is None or receiver.kind not in ((DATAFRAME,) if method == "fillna" else (NA,)):
