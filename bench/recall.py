@@ -43,6 +43,7 @@ CONCEPT_CODES = {
     "action-in-loop": {"SPK104"},
     "collect-first-row": {"SPK105"},
     "repeated-action": {"SPK109"},
+    "discarded-transformation": {"SPK318"},
     "rdd-row-processing": {"SPK108"},
     "rdd-groupbykey": {"SPK106"},
     "udf-builtin": {"SPK201"},
