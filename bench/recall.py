@@ -44,6 +44,7 @@ CONCEPT_CODES = {
     "collect-first-row": {"SPK105"},
     "repeated-action": {"SPK109"},
     "discarded-transformation": {"SPK318"},
+    "hash-null-collision": {"SPK319"},
     "rdd-row-processing": {"SPK108"},
     "rdd-groupbykey": {"SPK106"},
     "udf-builtin": {"SPK201"},

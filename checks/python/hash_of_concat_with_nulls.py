@@ -1,0 +1,131 @@
+import libcst as cst
+
+from linter.registry import Invalid, PythonRule, Valid
+
+_SETUP = (
+    "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
+    "spark = SparkSession.builder.getOrCreate()\ncustomers = spark.table('crm.customers')\n"
+)
+
+_HASHES = frozenset(("md5", "sha1", "sha2", "crc32", "hash", "xxhash64"))
+# What a null cannot reach: a default for the null case, or a value that is never null.
+_NULL_SAFE = frozenset(("coalesce", "nvl", "ifnull", "lit", "current_date", "current_timestamp", "to_json",
+                        "concat_ws", "count", "monotonically_increasing_id", "input_file_name", "isnull",
+                        "isnotnull"))
+
+
+class HashOfConcatWithNulls(PythonRule):
+    """
+    ## What it does
+    Finds a hash (`F.md5`, `F.sha1`, `F.sha2`, `F.crc32`, `F.hash`,
+    `F.xxhash64`) of `F.concat_ws(sep, ...)` or `F.concat(...)` over two
+    or more columns that may be null: the way row keys and change-detection
+    fingerprints are built (`md5(concat_ws("||", *cols))`). A column wrapped
+    in `F.coalesce(c, F.lit(...))` (or `nvl`, `ifnull`), a literal, and
+    other values that are never null do not count; `*cols` counts as two
+    or more, unless `cols` is a list the code builds of such columns.
+
+    ## Why is this bad?
+    `concat_ws` skips nulls: `("a", null)` and `(null, "a")` both become
+    `"a"` and hash to the same key, so two different rows share a surrogate
+    key, a merge on it updates the wrong row, and an SCD2 change from or to
+    null goes unseen. `concat` is null as soon as one part is null, so
+    every row with a null anywhere gets a null key: a merge never matches
+    it and a `dropDuplicates` on the key folds all of them into one.
+
+    ## Example
+    ```python
+    customers = customers.withColumn("row_key", F.md5(F.concat_ws("||", "id", "email", "phone")))
+    ```
+
+    ## Use instead
+    ```python
+    parts = [F.coalesce(F.col(c).cast("string"), F.lit("\\\\N")) for c in ("id", "email", "phone")]
+    customers = customers.withColumn("row_key", F.md5(F.concat_ws("||", *parts)))
+    ```
+    A null marker that no real value holds keeps every column in its place;
+    `F.sha2(F.to_json(F.struct(...)), 256)` names each field instead. (`F.hash`
+    and `F.xxhash64` of several columns skip nulls the same way: give them
+    the marked columns too.)
+
+    ## Fix safety
+    No fix: the marker must be a string no real value holds, which is the
+    author's to choose, and the keys of rows already written change.
+
+    ## References
+    - Spark SQL functions: `concat_ws` ("skips null values"), `concat`
+      ("returns null if any input is null").
+    """
+
+    code = "SPK319"
+    name = "hash-of-concat-with-nulls"
+    summary = "a hash of `concat_ws` or `concat` over nullable columns: nulls make keys collide or vanish"
+    default_reason = ("`concat_ws` skips nulls, so `(a, null)` and `(null, a)` hash to one key, and `concat` of a "
+                      "null is null: row keys collide or vanish; columns with a null default are left alone")
+    triggers = ("concat",)
+    doc_setup = 'customers = spark.table("crm.customers")\n'
+
+    invalid = (
+        Invalid(_SETUP + "customers = customers.withColumn('row_key', F.md5(F.concat_ws('||', 'id', 'email', 'phone')))\n"),
+        Invalid(_SETUP + "def with_md5_cols(df, cols, output_col_name):\n"
+                "    return df.withColumn(output_col_name, F.md5(F.concat_ws('||', *cols)))\n"),
+        Invalid(_SETUP + "from pyspark.sql.functions import col, concat, sha2\n"
+                "keyed = customers.select('*', sha2(concat(col('first'), col('last')), 256).alias('k'))\n"),
+        Invalid(_SETUP + "k = F.xxhash64(F.concat_ws('|', F.coalesce('id', F.lit('')), 'email', 'phone'))\n"),
+    )
+    valid = (
+        Valid(_SETUP + "k = F.md5(F.concat_ws('|', F.coalesce(F.trim('id'), F.lit('')), F.coalesce('email', F.lit(''))))\n"),
+        Valid(_SETUP + "k = F.sha2(F.concat(F.col('ssn'), F.lit('pepper')), 256)\n"),
+        Valid(_SETUP + "k = F.md5(F.concat_ws('|', 'id', F.lit('v2')))\n"),
+        Valid(_SETUP + "k = F.sha2(F.to_json(F.struct('id', 'email')), 256)\n"),
+        Valid("import hashlib\nkey = hashlib.md5('|'.join(['a', 'b']).encode()).hexdigest()\n"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        semantic = self.ctx.semantic
+        if not node.args or not semantic.is_function(node.func, _HASHES):
+            return
+        inner = node.args[0].value
+        if not isinstance(inner, cst.Call):
+            return
+        if semantic.is_function(inner.func, {"concat_ws"}):
+            parts, joined = inner.args[1:], "concat_ws"
+        elif semantic.is_function(inner.func, {"concat"}):
+            parts, joined = inner.args, "concat"
+        else:
+            return
+        nullable = sum(self._starred(part.value) if part.star else 0 if self._null_safe(part.value) else 1
+                       for part in parts)
+        if nullable < 2:
+            return
+        if joined == "concat_ws":
+            message = ("`concat_ws` skips nulls, so rows that differ only in which column is null, "
+                       "(`a`, null) and (null, `a`), hash to the same key")
+        else:
+            message = "`concat` is null when any part is null: every row with a null in these columns gets a null key"
+        self.ctx.report(
+            self,
+            inner,
+            message,
+            help="give each nullable column a marker no value holds first: `F.coalesce(F.col(c).cast('string'), "
+                 "F.lit('\\\\N'))`, or hash `F.to_json(F.struct(...))`",
+            start=inner.func,
+        )
+
+    def _starred(self, value) -> int:
+        """How many nullable columns `*value` may spread: none for a list (or comprehension) of null-safe
+        columns the code builds (`parts = [F.coalesce(c, F.lit("")) for c in cols]`), else two or more."""
+        if isinstance(value, cst.Name):
+            value = self.ctx.semantic.assigned_expression(value.value) or value
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            return 0 if self._null_safe(value.elt) else 2
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return sum(0 if isinstance(e, cst.Element) and self._null_safe(e.value) else 1 for e in value.elements)
+        return 2
+
+    def _null_safe(self, value) -> bool:
+        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return False  # a column's name
+        if isinstance(value, cst.Call):
+            return self.ctx.semantic.is_function(value.func, _NULL_SAFE)
+        return False
