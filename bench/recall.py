@@ -45,6 +45,7 @@ CONCEPT_CODES = {
     "repeated-action": {"SPK109"},
     "discarded-transformation": {"SPK318"},
     "hash-null-collision": {"SPK319"},
+    "udf-loads-model": {"SPK212"},
     "rdd-row-processing": {"SPK108"},
     "rdd-groupbykey": {"SPK106"},
     "udf-builtin": {"SPK201"},
