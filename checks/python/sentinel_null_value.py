@@ -112,6 +112,8 @@ class SentinelNullValue(PythonRule):
         Invalid(_SETUP + "c = F.when(F.col('tier').isNull(), 'NULL').otherwise(F.col('tier'))\n"),
         Invalid(_SETUP + "c = F.when(F.col('x') > 0, F.col('x')).otherwise(F.lit('-'))\n"),
         Invalid(_SETUP + "customers = customers.withColumn('segment', F.lit('EMPTY'))\n"),
+        Invalid(_SETUP + "if 'name' not in customers.columns:\n"
+                "    customers = customers.withColumn('name', F.lit('').cast('string'))\n"),
         Invalid(_SETUP + "c = F.coalesce(F.col('city'), F.lit(''))\n"),
         Invalid(_SETUP + "def stamp(df, params):\n    env = '' if 'env' not in params else params['env']\n"
                 "    return df.withColumn('env', F.lit(env))\n"),
@@ -146,6 +148,8 @@ class SentinelNullValue(PythonRule):
 
     def _sentinel(self, node) -> Optional[str]:
         self._indirect = False
+        while isinstance(node, cst.Call) and method_name(node) in ("cast", "astype", "alias"):
+            node = node.func.value  # `F.lit("").cast("string")`: the placeholder, typed
         if isinstance(node, cst.Call) and self.ctx.semantic.is_function(node.func, {"lit"}):
             args = positional_args(node)
             node = args[0] if args else None
@@ -251,7 +255,10 @@ class SentinelNullValue(PythonRule):
             if receiver is None or receiver.kind != DATAFRAME:
                 return
             value = node.args[1].value
-            if isinstance(value, cst.Call) and semantic.is_function(value.func, {"lit"}):
+            typed = value
+            while isinstance(typed, cst.Call) and method_name(typed) in ("cast", "astype", "alias"):
+                typed = typed.func.value
+            if isinstance(typed, cst.Call) and semantic.is_function(typed.func, {"lit"}):
                 text = self._sentinel(value)
                 if text is not None:
                     # a placeholder for the missing case only: writing null is a fix only for a literal
