@@ -25,7 +25,9 @@ class SelectStar(SqlRule):
     over a subquery or a CTE defined in the same statement, or over a temporary
     view the same file registers (`df.createOrReplaceTempView("v")`, `CREATE
     TEMP VIEW v`, an f-string name matching the query's templated one), whose
-    columns were already chosen where it is defined. Nor a star inside a
+    columns were already chosen where it is defined; with joins, a star
+    qualified by that view's alias (`SELECT s.* FROM updates s LEFT JOIN
+    dim t ON ...`). Nor a star inside a
     subquery of a `FROM` or `JOIN` whose outer query names its columns
     (`SELECT o.id, o.amount FROM (SELECT * FROM orders) o`): the optimizer
     prunes the star to those columns. Nor a query of its own that only
@@ -86,6 +88,10 @@ class SelectStar(SqlRule):
         Invalid("# Databricks notebook source\nspark.sql('INSERT INTO sales.archive SELECT * FROM sales.orders')\n",
                 path="archive.py"),
         Invalid("SELECT * FROM sales.orders WHERE order_date = DATE '2024-01-01';\n", path="q.sql"),
+        Invalid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+                "def save(df):\n    df.createOrReplaceTempView('updates')\n"
+                "    spark.sql('INSERT INTO dim.customer SELECT t.* FROM updates s JOIN dim.customer t ON s.id = t.id')\n",
+                path="job.py"),
         Invalid("SELECT o.*, c.name\nFROM orders o JOIN customers c ON o.cid = c.id;\n", path="q.sql"),
         Invalid("INSERT INTO archive SELECT * FROM events;\n", path="q.sql"),
         Invalid("INSERT OVERWRITE sales.orders SELECT * FROM staging.orders;\n", path="q.sql"),
@@ -126,6 +132,10 @@ class SelectStar(SqlRule):
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "def check(df, name):\n    df.createOrReplaceTempView(f'{name}_temp')\n"
               "    return spark.sql(f'SELECT * FROM {name}_temp')\n", path="job.py"),
+        Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "def save(df, dst):\n    df.createOrReplaceTempView('updates')\n"
+              "    spark.sql(f'INSERT INTO {dst} SELECT s.* EXCEPT (loaded_at), current_timestamp() AS loaded_at '\n"
+              "              f'FROM updates s LEFT JOIN {dst} t ON s.id = t.id WHERE t.id IS NULL')\n", path="job.py"),
         Valid("CREATE OR REPLACE TEMP VIEW recent AS SELECT id, amount FROM orders;\nSELECT * FROM recent;\n",
               path="q.sql"),
         Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
@@ -149,7 +159,9 @@ class SelectStar(SqlRule):
         from sqlglot import exp
 
         holder = node.parent
+        qualifier = None
         if isinstance(holder, exp.Column):  # t.*
+            qualifier = holder.table or None
             holder = holder.parent
         if not isinstance(holder, exp.Select) or node.arg_key not in ("this", "expressions"):
             return
@@ -157,7 +169,7 @@ class SelectStar(SqlRule):
             return
         if self.ctx.expression and holder.parent is None:
             return  # `F.expr("*")`, `count(F.expr("*"))`: not a query's projection
-        if self.opts["allow-from-subquery"] and (self._from_derived(holder) or self._from_temp_view(holder)):
+        if self.opts["allow-from-subquery"] and (self._from_derived(holder) or self._from_temp_view(holder, qualifier)):
             return
         if self._narrowed_outside(holder):
             return  # `SELECT a, b FROM (SELECT * FROM s) x`: the outer query's columns prune the star
@@ -189,15 +201,25 @@ class SelectStar(SqlRule):
             return  # a notebook's `SELECT *` (a %sql cell, `display(spark.sql(...))`) is how one looks at a table
         self.ctx.report(self, node, message, help=help)
 
-    def _from_temp_view(self, select) -> bool:
+    def _from_temp_view(self, select, qualifier=None) -> bool:
+        """The star reads a temporary view the file registers: the only source (`SELECT * FROM v`), or the one
+        its qualifier names among joined ones (`SELECT s.* ... FROM v s LEFT JOIN t ...`)."""
         from sqlglot import exp
 
         from linter.sources.sql import temp_view_names
 
         source = select.args.get("from_") or select.args.get("from")
-        if source is None or select.args.get("joins") or not isinstance(source.this, exp.Table):
+        if source is None or not isinstance(source.this, exp.Table):
             return False
         table = source.this
+        if select.args.get("joins"):
+            if qualifier is None:
+                return False
+            tables = [table] + [j.this for j in select.args["joins"]]
+            named = [t for t in tables if isinstance(t, exp.Table) and (t.alias_or_name or "").lower() == qualifier.lower()]
+            if len(named) != 1:
+                return False
+            table = named[0]
         if table.db and table.db.lower() != "global_temp":
             return False
         return temp_view_names(self.ctx.unit.document.text).matches(table.name)
