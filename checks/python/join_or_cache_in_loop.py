@@ -87,7 +87,11 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
       there it can only be a Spark DataFrame's or RDD's. `cache()` is not so
       telling (`tf.data` datasets and memoizers have one).
 
-    Loops inside functions defined in the loop body do not count.
+    Loops inside functions defined in the loop body do not count, nor a
+    cache that runs once in the loop: under a lazy start on its own name
+    (`if df is None or df.rdd.isEmpty(): df = spark.read...; df.cache()`)
+    or under a test of the loop's item against a literal (`if table_name
+    == "issue":`, one item of the list).
 
     ## Why is this bad?
     `acc = acc.join(...)` in a loop adds a join, and a shuffle, to one plan
@@ -150,6 +154,9 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
                 "    reached = reached.join(edges, reached.dst == edges.src).select(edges.dst)\n"),
         Invalid(_SETUP + "frontier = edges\nwhile frontier.count() > 0:\n"
                 "    frontier = frontier.join(edges, 'src').cache()\n", count=2),
+        Invalid(_SETUP + "for day in days:\n    if day != '2024-01-01':\n"
+                "        batch = spark.table('events').where(F.col('day') == day).cache()\n"
+                "        batch.write.parquet('s3://x/' + day)\n"),
         Invalid(_SETUP + "for day in days:\n    batch = spark.table('events').where(F.col('day') == day).cache()\n"
                 "    batch.write.parquet('s3://x/' + day)\n    batch.groupBy('k').count().show()\n"),
         Invalid(_SETUP + "def expand(df, steps):\n    for s in steps:\n        df = df.join(edges, 'src', 'left')\n"
@@ -175,6 +182,10 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         Valid(_SETUP + "for sep in [',', ';']:\n    line = sep.join(['a', 'b'])\n"),
         Valid(_SETUP + "import dask.dataframe as dd\nfor step in steps:\n    frame = step(frame).persist()\n"),
         Valid(_SETUP + "for epoch in range(10):\n    ds = make_dataset(epoch).cache()\n"),
+        Valid(_SETUP + "df = None\nfor table in ['fact', 'entity', 'issue']:\n"
+              "    if df is None or df.rdd.isEmpty():\n        df = spark.read.csv('s3://in/', header=True)\n"
+              "        df.cache()\n    elif table == 'issue':\n        df = spark.read.csv('s3://issues/', header=True)\n"
+              "        df.cache()\n    df.write.mode('overwrite').parquet('s3://out/' + table)\n"),
         # a counted `while` (as many rounds as the nesting is deep), a cut lineage, a fresh frame each round
         Valid(_SETUP + "depth = 3\nwhile depth > 1:\n    edges = edges.withColumn('a', F.flatten('a'))\n    depth -= 1\n"),
         Valid(_SETUP + "while edges.count() > 0:\n    edges = edges.filter(F.col('w') > 1).localCheckpoint()\n"),
@@ -249,6 +260,8 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         if _calls_in(loop, ("unpersist",)):
             return
         root = _root_name(node.func.value)
+        if self._once_in(loop, root):
+            return  # `if df is None: df = ...cache()`, `if name == "issue": ...`: not a cache per iteration
         what = f"`{shown(self.ctx, node.func.value)}`"
         kind = "for" if isinstance(loop, cst.For) else "while"
         self.ctx.report(
@@ -261,9 +274,48 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
             start=node.func.attr,
         )
 
+    def _once_in(self, loop, root) -> bool:
+        """Whether the node being visited sits in the body of an `if` (or `elif`) of ``loop`` that lets it run once:
+        a lazy start on the cached name (`if df is None ...`), or the loop's item equal to a literal (`if
+        table_name == "issue":`, one item of the list)."""
+        target = loop.target.value if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) else None
+        ancestors = self.ctx.ancestors
+        start = next((i for i, a in enumerate(ancestors) if a is loop), None)
+        if start is None:
+            return False
+        for i in range(start + 1, len(ancestors) - 1):
+            branch = ancestors[i]
+            if not isinstance(branch, cst.If) or ancestors[i + 1] is not branch.body:
+                continue
+            for comparison in _comparisons(branch.test):
+                left = comparison.left
+                for part in comparison.comparisons:
+                    right = part.comparator
+                    if isinstance(part.operator, cst.Is) and _named(left, root) and _named(right, "None"):
+                        return True
+                    if isinstance(part.operator, cst.Equal) and target is not None and (
+                            _named(left, target) and _literal(right) or _named(right, target) and _literal(left)):
+                        return True
+        return False
+
     def _spark_persist(self, node: cst.Call) -> bool:
         """`f(df).persist()` on what nothing else says: in a pyspark file importing no library whose objects
         persist too (dask), a Spark DataFrame's or RDD's, both of which hold a cache until unpersisted."""
         if method_name(node) != "persist" or not persist_is_spark(self.ctx.unit.text):
             return False
         return self.ctx.semantic.infer(node.func.value) is None  # (an object of the file's own class: its own)
+
+
+def _comparisons(test) -> list:
+    """The comparisons of an `if` test, through `or` / `and` and parentheses."""
+    if isinstance(test, cst.BooleanOperation):
+        return _comparisons(test.left) + _comparisons(test.right)
+    return [test] if isinstance(test, cst.Comparison) else []
+
+
+def _named(node, name) -> bool:
+    return name is not None and isinstance(node, cst.Name) and node.value == name
+
+
+def _literal(node) -> bool:
+    return isinstance(node, (cst.SimpleString, cst.Integer, cst.ConcatenatedString))
