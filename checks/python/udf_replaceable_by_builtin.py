@@ -87,7 +87,14 @@ class _Scan:
         if literal_type(node) is not None:
             return True
         if isinstance(node, (cst.Set, cst.List, cst.Tuple)):
-            return all(literal_type(e.value) is not None for e in node.elements)
+            if all(literal_type(e.value) is not None for e in node.elements):
+                return True
+            if isinstance(node, cst.Set) or not node.elements or not all(
+                    isinstance(e, cst.Element) and self.ok(e.value) for e in node.elements):
+                return False
+            # `lambda x, y: (x, y)` with a struct return type: `F.struct`; `[x, y]`: `F.array`
+            self.add("F.struct" if isinstance(node, cst.Tuple) else "F.array")
+            return True
         if isinstance(node, cst.Call):
             return self.call(node)
         if self.pandas and not isinstance(node, cst.BinaryOperation):
@@ -528,6 +535,8 @@ class UdfReplaceableByBuiltin(PythonRule):
         Invalid(_SETUP + "any_big = udf(lambda xs: any(map(lambda x: x > 100, xs)), 'boolean')\n"),
         Invalid(_SETUP + "all_set = udf(lambda xs: all(x is not None for x in xs), 'boolean')\n"),
         Invalid(_SETUP + "pairs = udf(lambda a, b: list(zip(a, b)), 'array<struct<a:int,b:int>>')\n"),
+        Invalid(_SETUP + "combine = udf(lambda x, y: (x, y), 'struct<id:string,n:bigint>')\n"),
+        Invalid(_SETUP + "both = udf(lambda a, b: [a, b * 2], 'array<int>')\n"),
         Invalid(_SETUP + "@udf('string')\ndef up(s): return s.upper()\n"),
         Invalid(_SETUP + "@udf('boolean')\ndef is_bot(agent):\n    return agent is not None and 'bot' in agent.lower()\n"),
         Invalid(_SETUP + "@udf(returnType=StringType())\ndef mask(card):\n    digits = card[-4:]\n    return '*' * 12 + digits\n"),
