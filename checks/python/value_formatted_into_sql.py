@@ -9,6 +9,10 @@ from linter.semantic import SESSION, STRING, keyword_arg, method_name, positiona
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
 
 
+# DataFrame methods whose string argument is a SQL condition: `df.where("ds >= '{}'".format(day))`.
+_CONDITIONS = frozenset(("where", "filter"))
+
+
 class ValueFormattedIntoSql(PythonRule):
     """
     ## What it does
@@ -23,6 +27,14 @@ class ValueFormattedIntoSql(PythonRule):
     a name assigned a literal, `int(x)`), calls that already pass `args=`, or
     SQL sparkcheck cannot parse. Test modules (`test_*.py`, `tests/`) format
     fixed values of their own and are not reported.
+
+    The same holds for the condition string of a DataFrame's `where` /
+    `filter` and for `F.expr(...)` text (`df.where("ds >= '{}'".format(day))`):
+    there the remedy is a Column expression (`df.where(F.col("ds") >= day)`),
+    which passes the value as a typed literal. A receiver nothing identifies
+    counts in a file that imports pyspark: a formatted SQL condition is only
+    a Spark DataFrame's to take (pandas' `where` takes a mask, polars' and the
+    ORMs' `filter` take expressions or keywords).
 
     ## Why is this bad?
     Formatted SQL is text nobody has read until it runs: sparkcheck's SQL
@@ -65,7 +77,7 @@ class ValueFormattedIntoSql(PythonRule):
     default_reason = ("a formatted value is SQL no one has read until it runs: a quote in it changes the "
                       "statement, and the SQL rules cannot check it; names, lists and constants are left alone")
     min_spark = "3.4"
-    triggers = ("sql",)
+    triggers = ("sql", "where", "filter", "expr")
 
     invalid = (
         Invalid(_SETUP + "def daily(run_date):\n"
@@ -79,6 +91,10 @@ class ValueFormattedIntoSql(PythonRule):
                 "    return spark.sql(query)\n"),
         Invalid(_SETUP + "def by_day(day):\n"
                 "    return spark.sql(\"SELECT id FROM t WHERE ds = '\" + day + \"'\")\n"),
+        # a condition string of a DataFrame
+        Invalid(_SETUP + "def window(frame, start, end):\n"
+                "    return frame.where(\"submission_date >= '{}'\".format(start)).where(f\"submission_date <= '{end}'\")\n"
+                "events = window(spark.table('telemetry.events'), '20240101', '20240131')\n", count=2),
     )
     valid = (
         Valid(_SETUP + "def load(table):\n    return spark.sql(f'SELECT id, amount FROM {table}')\n"),
@@ -91,6 +107,10 @@ class ValueFormattedIntoSql(PythonRule):
         Valid(_SETUP + "def some(ids):\n    return spark.sql(f'SELECT id FROM t WHERE id IN ({ids})')\n"),
         Valid(_SETUP + "def t(x):\n    return spark.sql(f\"SELECT 1 FROM t WHERE a = '{x}'\")\n",
               path="tests/test_q.py"),
+        Valid(_SETUP + "from pyspark.sql import functions as F\ndef window(frame, start):\n"
+              "    return spark.table('t').where(F.col('submission_date') >= start)\n"),
+        Valid(_SETUP + "def keep(col, threshold):\n    return spark.table('t').where(f'{col} > 10')\n"),
+        Valid("import pandas as pd\ndef q(frame, x):\n    return pd.read_csv('a.csv').filter(like=f'{x}')\n"),
         Valid("import sqlite3\ndef q(c, x):\n    return c.execute(f\"SELECT 1 WHERE a = '{x}'\")\nspark = None\n"),
     )
 
@@ -110,7 +130,11 @@ class ValueFormattedIntoSql(PythonRule):
         return next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if method_name(node) != "sql" or keyword_arg(node, "args") is not None:
+        method = method_name(node)
+        if method in _CONDITIONS or (method is None and self.ctx.semantic.is_function(node.func, {"expr"})):
+            self._condition(node, method or "F.expr")
+            return
+        if method != "sql" or keyword_arg(node, "args") is not None:
             return
         args = positional_args(node)
         if not args or len(args) > 1:
@@ -152,3 +176,36 @@ class ValueFormattedIntoSql(PythonRule):
             f"{names} formatted into the SQL text of `spark.sql`: the query cannot be checked before it runs, and "
             "a value with a quote in it rewrites the statement",
             help=help)
+
+    def _condition(self, node: cst.Call, method: str) -> None:
+        """A value formatted into a condition string: `df.where("ds >= '{}'".format(day))`, `F.expr(f"...")`."""
+        args = positional_args(node)
+        if len(args) != 1:
+            return
+        if method != "F.expr" and not self.ctx.semantic.is_dataframe(node.func.value):
+            # a receiver nothing identifies, in a pyspark file: a formatted SQL condition is only a DataFrame's to
+            # take (pandas' `where` takes a mask, polars' and the ORMs' `filter` expressions or keywords)
+            value = self.ctx.semantic.infer(node.func.value)
+            if value is not None or "pyspark" not in (self.ctx.unit.text or ""):
+                return
+        parts = sql_template(args[0])
+        if parts is None and isinstance(args[0], cst.Name) and (self._function(), args[0].value) in self._assigned:
+            parts = sql_template(self._assigned[(self._function(), args[0].value)])
+        if parts is None:
+            return
+        condition, fields = place_fields(parts)
+        prefix = "SELECT * FROM spk_frame WHERE " if method in _CONDITIONS else "SELECT "
+        if not classify_fields(prefix + condition, fields):
+            return
+        semantic = self.ctx.semantic
+        values = [f for f in fields if f.role == "value" and f.node is not None and not constant_field(semantic, f.node)
+                  and not (isinstance(f.node, cst.Name) and self._literal_names.get(f.node.value))]
+        if not values:
+            return
+        names = ", ".join(f"`{shown(self.ctx, f.node)}`" for f in values[:3])
+        self.ctx.report(
+            self, values[0].node,
+            f"{names} formatted into the condition text of `{method}`: it cannot be checked before it runs, and a "
+            "value with a quote in it rewrites the condition",
+            help="compare with a Column instead, which passes the value as a typed literal: "
+                 "`df.where(F.col(\"ds\") >= day)`")
