@@ -1,5 +1,7 @@
 import libcst as cst
 
+from checks.python._callees import callee_definition
+from checks.python._driver import shown
 from checks.python._fixes import replace, source
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from checks.python._udf import walk_expression
@@ -56,6 +58,10 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
     hand-judged samples of real code found every such finding harmless; the
     loop, whose plan grows with the data's columns, is what goes wrong.
 
+    A function of the file that returns its first argument with a column
+    added (`def add_col(df, c): return df.withColumn(c, ...)`), called as
+    `df = add_col(df, c)` in a loop, is the same loop one call away.
+
     ## Why is this bad?
     Every call adds a projection to the logical plan and is analysed on its
     own. A loop over a hundred columns makes a plan a hundred levels deep:
@@ -110,6 +116,10 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
+        Invalid(_SETUP + "def add_matching_col(df, ref, name):\n    kind = dict(ref.dtypes)[name]\n"
+                "    return df.withColumn(name, F.lit(None).cast(kind))\n\n"
+                "reference = spark.table('orders_v2')\nfor name in set(reference.columns) - set(orders.columns):\n"
+                "    orders = add_matching_col(orders, reference, name)\n"),
         Invalid(_SETUP + "out = (orders.withColumn('a', F.lit(1)).withColumn('b', F.lit(2)).withColumn('c', F.lit(3))\n"
                 "       .drop('x').withColumn('d', F.lit(4)).withColumn('e', F.lit(5)).withColumn('f', F.lit(6)))\n"),
         Invalid(_SETUP + "for c in ['price', 'tax']:\n    orders = orders.withColumn(c, F.col(c).cast('double'))\n",
@@ -146,6 +156,7 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             return
         method = method_name(call)
         if method not in _PROJECTIONS:
+            self._helper_in_loop(node, target, call)
             return
         root = call.func.value
         while isinstance(root, cst.Call) and method_name(root) in _PROJECTIONS:
@@ -162,6 +173,35 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             help=self._advice(),
             start=call.func.attr,
             fix=self._loop_fix(node, target.value, call),
+        )
+
+    def _helper_in_loop(self, assign: cst.Assign, target: cst.Name, call: cst.Call) -> None:
+        """`df = add_column(df, c)` in a loop, where this file's `add_column` returns its first parameter with a
+        column added (`return df.withColumn(...)`): the same projection per round, one call away."""
+        args = positional_args(call)
+        if not args or not isinstance(args[0], cst.Name) or args[0].value != target.value:
+            return
+        definition, skipped = callee_definition(self.ctx, call)
+        if definition is None and isinstance(call.func, cst.Name) and self.ctx.semantic.bindings(call.func.value) <= 1:
+            # a module function defined further down, called from a function body: bound when the call runs
+            defined = [s for s in self.ctx.module.body if isinstance(s, cst.FunctionDef) and s.name.value == call.func.value]
+            definition = defined[0] if len(defined) == 1 else None
+        if not isinstance(definition, cst.FunctionDef) or skipped:
+            return
+        params = definition.params.params
+        if not params or not self.ctx.semantic.is_dataframe(target) or _checkpoints(self.loops[-1]):
+            return
+        method = _returned_projection(definition, params[0].name.value)
+        if method is None:
+            return
+        name = target.value
+        self.ctx.report(
+            self,
+            call,
+            f"`{name} = {shown(self.ctx, call.func)}({name}, ...)` in a loop adds a `{method}` projection to the plan "
+            "per iteration (the function returns its argument with a column changed): deep plans analyse slowly "
+            "and can overflow the stack",
+            help=self._advice(),
         )
 
     def _loop_fix(self, assign: cst.Assign, name: str, call: cst.Call):
@@ -240,3 +280,25 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         body = "".join(f"    {e},\n" for e in entries)  # indented from the line the chain starts on
         content = f"{source(self.ctx, base)}.withColumns({{\n{body}}})"
         return Fix("Merge the chain into one `withColumns`", (NodeEdit(node, content, from_start_line=True),), UNSAFE)
+
+
+def _returned_projection(function: cst.FunctionDef, param: str):
+    """The projection method when every `return` of ``function`` is ``param.withColumn(...)`` (or another
+    projection of it, chained), else None."""
+    found, stack = [], [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Return):
+            call = node.value
+            if not isinstance(call, cst.Call) or method_name(call) not in _PROJECTIONS:
+                return None
+            root = call.func.value
+            while isinstance(root, cst.Call) and method_name(root) in _PROJECTIONS:
+                root = root.func.value
+            if not (isinstance(root, cst.Name) and root.value == param):
+                return None
+            found.append(method_name(call))
+        stack.extend(child_nodes(node))
+    return found[0] if found else None
