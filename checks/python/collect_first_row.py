@@ -79,6 +79,9 @@ class CollectFirstRow(PythonRule):
         Invalid(_SETUP + "x = orders.limit(1000).collect()[0]\n"),
     )
     valid = (
+        # a wrapper of `spark.sql` reads as `spark.sql` of its argument: a SELECT without FROM is one row
+        Valid(_SETUP + "from pyspark.sql import DataFrame\n\ndef run_sql(query: str) -> DataFrame:\n"
+              "    return spark.sql(query)\n\nuser = run_sql('SELECT current_user() AS who').collect()[0].who\n"),
         Valid(_SETUP + "mx = orders.agg(F.max('amount')).collect()[0][0]\n"),
         Valid(_SETUP + "one = orders.limit(1).collect()[0]\n"),
         Valid(_SETUP + "row = orders.first()\n"),

@@ -137,6 +137,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
     options = {"max-rows": Option(100_000, "A `limit(n)` above this does not count as a bound.")}
 
     invalid = (
+        Invalid(_SETUP + "def run_sql(query: str) -> DataFrame:\n    \"\"\"Run a query.\"\"\"\n    return spark.sql(query)\n\n"
+                "rows = run_sql('SELECT * FROM sales.orders').collect()\n"),
         Invalid(_SETUP + 'df = spark.table("sales")\ndf.show(n=df.count(), truncate=False)\n'),
         Invalid(_SETUP + 'df = spark.table("sales").select("customer_id").distinct()\ndf.show(df.count())\n'),
         # pivoted by another column than the one collected
@@ -213,6 +215,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
                 '.collect()\n'),
     )
     valid = (
+        # a wrapper of `spark.sql` reads as `spark.sql` of what it is given: SHOW returns the matching names
+        Valid(_SETUP + "class Catalog:\n    def __init__(self, session):\n        self.spark = session\n\n"
+              "    def has_table(self, db, name):\n"
+              "        return len(self._run(f\"SHOW TABLES FROM {db} LIKE '{name}'\").collect()) > 0\n\n"
+              "    def _run(self, query: str) -> DataFrame:\n        return self.spark.sql(query)\n"),
         # a grouped report printed whole, on purpose
         Valid(_SETUP + 'report = spark.sql("SELECT category, sum(price) AS total FROM sales GROUP BY category")\n'
               'report.show(n=report.count(), truncate=False)\n'),

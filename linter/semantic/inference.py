@@ -278,6 +278,9 @@ class Inference:
                     known = cls.names.get(method) if cls is not None else None
                     if known is not None and known.kind == FUNCTION and isinstance(known.detail, Value):
                         result = known.detail
+                        passed = _sql_passed(known.node, node, 1) if result.kind == DATAFRAME else None
+                        if passed is not None:
+                            return self._sql_frame(passed, node)  # `self.run_sql("SHOW TABLES ...")`
                         return Value(result.kind, result.bound, result.detail, node, result.flags, result.why)
                 if method in ("toDF", "to_spark"):
                     # RDD, Glue DynamicFrame, DeltaTable, pandas-on-Spark frames: all make DataFrames
@@ -316,6 +319,9 @@ class Inference:
             if value.kind == FUNCTION:
                 result = value.detail
                 if isinstance(result, Value):
+                    passed = _sql_passed(value.node, node, 0) if result.kind == DATAFRAME else None
+                    if passed is not None:
+                        return self._sql_frame(passed, node)  # `run_sql("SELECT current_user()")`
                     return Value(result.kind, result.bound, result.detail, node)
             if value.kind == CLASS:
                 return Value(INSTANCE, detail=value.detail, node=node)
@@ -922,6 +928,35 @@ _CONDITION_METHODS = frozenset((
     "isNull", "isNotNull", "isin", "like", "rlike", "ilike", "contains", "startswith", "endswith", "between",
     "eqNullSafe", "isNaN",
 ))
+
+
+def _sql_passed(function, call: cst.Call, skip: int):
+    """The argument of ``call`` that a wrapper of `spark.sql` runs: `def run_sql(self, query): return
+    self.spark.sql(query)` (its whole body, past a docstring, is that `return`); None for any other function.
+    ``skip``: the parameters the call does not pass (`self`)."""
+    if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
+        return None
+    body = [s for s in function.body.body if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                                                  and isinstance(s.body[0], cst.Expr)
+                                                  and isinstance(s.body[0].value, (cst.SimpleString,
+                                                                                   cst.ConcatenatedString)))]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+        return None
+    ret = body[0].body[0]
+    value = ret.value if isinstance(ret, cst.Return) else None
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "sql"
+            and len(value.args) == 1 and value.args[0].keyword is None and isinstance(value.args[0].value, cst.Name)):
+        return None
+    name = value.args[0].value.value
+    params = [p.name.value for p in function.params.params]
+    if name not in params or params.index(name) < skip:
+        return None
+    index = params.index(name) - skip
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    return positional[index] if index < len(positional) else None
 
 
 def _static(function: cst.FunctionDef) -> bool:
