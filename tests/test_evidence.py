@@ -358,7 +358,7 @@ EVIDENCE = [
 
         spark = SparkSession.builder.getOrCreate()
         stream = spark.readStream.table("events")
-        for c in ["a", "b", "c"]:
+        for c in stream.columns:
             stream = stream.withColumn(c, F.trim(c))  # <-
     """),
     case("readStream", "quiet-stream-coalesce-many", "SPK402", """

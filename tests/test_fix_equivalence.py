@@ -181,7 +181,7 @@ def test_withcolumns_fixes_keep_rows_and_schema(spark, tmp_path):
     code = SETUP + (
         f"a = people{chain}\n"
         "b = people\n"
-        "for c in ['id', 'age']:\n"
+        "for c in [n for n in people.columns if n in ('id', 'age')]:\n"
         "    b = b.withColumn(c, F.col(c).cast('double'))\n"
     )
     new = fixed(tmp_path, code, unsafe=True, preview=True)  # the chain case of SPK401 is preview

@@ -58,6 +58,10 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
     hand-judged samples of real code found every such finding harmless; the
     loop, whose plan grows with the data's columns, is what goes wrong.
 
+    A `for` over a literal list of at most `max-chain` names (`for c in
+    ["start_date", "end_date"]`) is a short chain written as a loop: its
+    plan is as deep as the list is long, and it is not reported.
+
     A function of the file that returns its first argument with a column
     added (`def add_col(df, c): return df.withColumn(c, ...)`), called as
     `df = add_col(df, c)` in a loop, is the same loop one call away.
@@ -71,13 +75,13 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
 
     ## Example
     ```python
-    for c in ["price", "tax", "discount"]:
+    for c in amount_columns:
         orders = orders.withColumn(c, F.col(c).cast("double"))
     ```
 
     ## Use instead
     ```python
-    orders = orders.withColumns({c: F.col(c).cast("double") for c in ["price", "tax", "discount"]})
+    orders = orders.withColumns({c: F.col(c).cast("double") for c in amount_columns})
     ```
     Before Spark 3.3: one `select` with all the columns.
 
@@ -95,7 +99,8 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
 
     ## Options
     - `max-chain` (int, default 5): the longest chain of `withColumn` calls
-      that is not reported.
+      that is not reported, and the longest literal list a loop over is not
+      reported.
 
     ## References
     - PySpark API: `DataFrame.withColumn` ("calling it multiple times, for
@@ -112,7 +117,7 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
     min_spark = "3.3"
     triggers = ("withColumn", "select", "drop")
     fix = "unsafe"
-    options = {"max-chain": Option(5, "The longest `withColumn` chain that is not reported.")}
+    options = {"max-chain": Option(5, "The longest `withColumn` chain (or literal list looped over) not reported.")}
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
@@ -122,10 +127,11 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
                 "    orders = add_matching_col(orders, reference, name)\n"),
         Invalid(_SETUP + "out = (orders.withColumn('a', F.lit(1)).withColumn('b', F.lit(2)).withColumn('c', F.lit(3))\n"
                 "       .drop('x').withColumn('d', F.lit(4)).withColumn('e', F.lit(5)).withColumn('f', F.lit(6)))\n"),
-        Invalid(_SETUP + "for c in ['price', 'tax']:\n    orders = orders.withColumn(c, F.col(c).cast('double'))\n",
+        Invalid(_SETUP + "for c in amount_columns:\n    orders = orders.withColumn(c, F.col(c).cast('double'))\n",
                 unsafe=True,
-                fixed=_SETUP + "orders = orders.withColumns({c: F.col(c).cast('double') for c in ['price', 'tax']})\n"),
-        Invalid(_SETUP + "for old, new in [('a', 'b')]:\n    orders = orders.withColumnRenamed(old, new)\n"),
+                fixed=_SETUP + "orders = orders.withColumns({c: F.col(c).cast('double') for c in amount_columns})\n"),
+        Invalid(_SETUP + "for old, new in renames.items():\n    orders = orders.withColumnRenamed(old, new)\n"),
+        Invalid(_SETUP + "for c in ['a', 'b', 'c', 'd', 'e', 'f']:\n    orders = orders.withColumn(c, F.trim(c))\n"),
         Invalid(_SETUP + "out = orders" + "".join(f".withColumn('c{i}', F.lit({i}))" for i in range(12)) + "\n",
                 unsafe=True,
                 fixed=_SETUP + "out = orders.withColumns({\n" + "".join(f"    'c{i}': F.lit({i}),\n" for i in range(12))
@@ -142,6 +148,10 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         Valid(_SETUP + "df = orders\nfor i, c in enumerate(df.columns):\n    df = df.withColumn(c, F.col(c).cast('int'))\n"
               "    if i % 10 == 9:\n        df = df.localCheckpoint()\n"),
         Valid(_SETUP + "orders = orders.withColumns({c: F.col(c).cast('double') for c in ['price', 'tax']})\n"),
+        # a loop over a short literal list is a chain written as a loop: two or three projections, fixed
+        Valid(_SETUP + "for c in ['price', 'tax', 'discount']:\n    orders = orders.withColumn(c, F.col(c).cast('double'))\n"),
+        Valid(_SETUP + "DATE_COLUMNS = ('start_date', 'end_date')\nfor c in DATE_COLUMNS:\n"
+              "    orders = orders.withColumn(c, F.to_date(c))\n"),
         Valid(_SETUP + "out = orders" + "".join(f".withColumn('c{i}', F.lit({i}))" for i in range(5)) + "\n"),
         Valid(_SETUP + "for t in ['a', 'b']:\n    df = spark.table(t).withColumn('src', F.lit(t))\n    df.write.saveAsTable(t + '_x')\n"),
         Valid("rows = []\nfor r in items:\n    rows = rows.select(r)\n"),
@@ -165,6 +175,8 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             return
         if not self.ctx.semantic.is_dataframe(root) or _checkpoints(self.loops[-1]):
             return  # a loop that checkpoints every few rounds keeps its plan short on purpose
+        if self._short_literal_loop():
+            return  # `for c in ["start", "end"]`: a chain of two projections written as a loop
         self.ctx.report(
             self,
             call,
@@ -174,6 +186,17 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             start=call.func.attr,
             fix=self._loop_fix(node, target.value, call),
         )
+
+    def _short_literal_loop(self) -> bool:
+        """A `for` over a literal list, tuple or set (or a name bound once to one) of at most `max-chain` items."""
+        loop = self.loops[-1]
+        if not isinstance(loop, cst.For):
+            return False
+        items = loop.iter
+        if isinstance(items, cst.Name):
+            items = self.ctx.semantic.assigned_expression(items.value)
+        return isinstance(items, (cst.List, cst.Tuple, cst.Set)) and len(items.elements) <= self.opts["max-chain"] \
+            and all(isinstance(e, cst.Element) for e in items.elements)
 
     def _helper_in_loop(self, assign: cst.Assign, target: cst.Name, call: cst.Call) -> None:
         """`df = add_column(df, c)` in a loop, where this file's `add_column` returns its first parameter with a
@@ -189,7 +212,8 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         if not isinstance(definition, cst.FunctionDef) or skipped:
             return
         params = definition.params.params
-        if not params or not self.ctx.semantic.is_dataframe(target) or _checkpoints(self.loops[-1]):
+        if not params or not self.ctx.semantic.is_dataframe(target) or _checkpoints(self.loops[-1]) or \
+                self._short_literal_loop():
             return
         method = _returned_projection(definition, params[0].name.value)
         if method is None:
