@@ -254,7 +254,7 @@ MODULES = {
     'python/none_comparison_on_column.py': 4140,
     'python/orderby_before_write.py': 3349,
     'python/overwrite_all_partitions.py': 9300,
-    'python/pandas_udf_without_type_hints.py': 8711,
+    'python/pandas_udf_without_type_hints.py': 9063,
     'python/partitioned_write_without_repartition.py': 16884,
     'python/python_boolean_operator_on_columns.py': 12354,
     'python/rdd_cartesian.py': 2251,

@@ -98,6 +98,10 @@ class PandasUdfWithoutTypeHints(PythonRule):
         Invalid(_SETUP + "@pandas_udf('double', 200)\ndef to_eur(amount):\n    return amount * 0.92\n"),
         # no kind at all: reported with --preview
         Invalid(_SETUP + "@pandas_udf(returnType=DoubleType())\ndef double_it(col):\n    return col * 2\n"),
+        Invalid("import pandas as pd\nfrom pyspark.sql import types as t\n"
+                "from pyspark.sql.pandas.functions import PandasUDFType, pandas_udf\n\n"
+                "@pandas_udf(returnType=t.DoubleType(), functionType=PandasUDFType.SCALAR)\n"
+                "def halve(x: pd.Series) -> pd.Series:\n    return x / 2\n", preview=False),
         Invalid(_SETUP + "plus_one = pandas_udf(lambda s: s + 1, 'long')\n"),
     )
     valid = (

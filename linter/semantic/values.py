@@ -48,6 +48,10 @@ _ALIASES = {
     "pyspark.sql.column.Column": "pyspark.sql.Column",
     "pyspark.sql.connect.column.Column": "pyspark.sql.Column",
     "pyspark.sql.connect.functions": "pyspark.sql.functions",
+    # where pandas_udf and PandasUDFType are defined (pyspark.sql.functions re-exports them), and Spark 4's
+    # module of the built-in functions (the package pyspark.sql.functions imports them from)
+    "pyspark.sql.pandas.functions": "pyspark.sql.functions",
+    "pyspark.sql.functions.builtin": "pyspark.sql.functions",
     "pyspark.context.SparkContext": "pyspark.SparkContext",
     "pyspark.rdd.RDD": "pyspark.RDD",
 }
