@@ -79,6 +79,10 @@ class CollectFirstRow(PythonRule):
         Invalid(_SETUP + "x = orders.limit(1000).collect()[0]\n"),
     )
     valid = (
+        # a global aggregate written as SQL text: one row
+        Valid(_SETUP + "median = orders.select(F.expr('percentile_approx(ms, 0.5)').alias('median')).collect()[0]['median']\n"),
+        Valid(_SETUP + "def mad(df, m):\n    spread = F.expr(f'percentile_approx(abs(ms - {m}), 0.5)')\n"
+              "    return df.select(spread.alias('mad')).collect()[0]['mad']\n"),
         # a wrapper of `spark.sql` reads as `spark.sql` of its argument: a SELECT without FROM is one row
         Valid(_SETUP + "from pyspark.sql import DataFrame\n\ndef run_sql(query: str) -> DataFrame:\n"
               "    return spark.sql(query)\n\nuser = run_sql('SELECT current_user() AS who').collect()[0].who\n"),

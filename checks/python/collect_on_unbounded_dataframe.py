@@ -137,6 +137,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
     options = {"max-rows": Option(100_000, "A `limit(n)` above this does not count as a bound.")}
 
     invalid = (
+        Invalid(_SETUP + 'doubled = spark.table("orders").selectExpr("amount * 2 AS doubled").collect()\n'),
+        Invalid(_SETUP + 'ranks = spark.table("orders").selectExpr("rank() OVER (ORDER BY amount) AS r").collect()\n'),
         Invalid(_SETUP + "def run_sql(query: str) -> DataFrame:\n    \"\"\"Run a query.\"\"\"\n    return spark.sql(query)\n\n"
                 "rows = run_sql('SELECT * FROM sales.orders').collect()\n"),
         Invalid(_SETUP + 'df = spark.table("sales")\ndf.show(n=df.count(), truncate=False)\n'),
@@ -215,6 +217,7 @@ class CollectOnUnboundedDataFrame(PythonRule):
                 '.collect()\n'),
     )
     valid = (
+        Valid(_SETUP + 'top = spark.table("orders").selectExpr("max(amount) AS top").collect()\n'),
         # a wrapper of `spark.sql` reads as `spark.sql` of what it is given: SHOW returns the matching names
         Valid(_SETUP + "class Catalog:\n    def __init__(self, session):\n        self.spark = session\n\n"
               "    def has_table(self, db, name):\n"

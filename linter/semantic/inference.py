@@ -858,7 +858,7 @@ class Inference:
             else:
                 bound = min(bound, n) if isinstance(bound, int) else n
             return Value(DATAFRAME, bound, node=node)
-        if method == "select" and self._all_aggregates(node):
+        if method in ("select", "selectExpr") and self._all_aggregates(node, method == "selectExpr"):
             return Value(DATAFRAME, min(bound, 1) if isinstance(bound, int) else 1, node=node)
         if method == "sample" and _small_fraction(node):
             # `sample(True, 0.001)` for a plot: the author chose a few rows in a thousand, a bound by intent
@@ -899,16 +899,28 @@ class Inference:
             return Value(ROWS, node=node)
         return None
 
-    def _all_aggregates(self, node: cst.Call) -> bool:
+    def _all_aggregates(self, node: cst.Call, texts: bool = False) -> bool:
+        """Every item of a `select` is an aggregate (`F.max("id")`, `F.expr("percentile_approx(x, 0.5)")`), or, with
+        ``texts`` (`selectExpr`), every string is one: a global aggregation, one row."""
         args = positional_args(node)
         if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)):
             args = [e.value for e in args[0].elements]  # select([F.max("id")])
         if not args:
             return False
         for arg in args:
+            if texts:
+                if not _aggregate_text(literal_string(arg)):
+                    return False
+                continue
             while isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute) and arg.func.attr.value == "alias":
                 arg = arg.func.value
-            if not isinstance(arg, cst.Call) or self.is_function(arg.func, AGGREGATES) is None:
+            if isinstance(arg, cst.Name):
+                arg = self.assigned_expression(arg.value) or arg  # `median = F.expr("...")`, then `median.alias(...)`
+            if not isinstance(arg, cst.Call):
+                return False
+            if self.is_function(arg.func, {"expr"}) and arg.args and _aggregate_text(_template_text(arg.args[0].value)):
+                continue
+            if self.is_function(arg.func, AGGREGATES) is None:
                 return False
         return True
 
@@ -928,6 +940,26 @@ _CONDITION_METHODS = frozenset((
     "isNull", "isNotNull", "isin", "like", "rlike", "ilike", "contains", "startswith", "endswith", "between",
     "eqNullSafe", "isNaN",
 ))
+
+
+_AGGREGATE_NAMES = frozenset(name.lower() for name in AGGREGATES) | {"approx_percentile", "std", "stddev"}
+_SQL_CALL = re.compile(r"(?is)\s*([a-z_][a-z0-9_]*)\s*\((.*)\)\s*(?:as\s+`?\w+`?)?\s*")
+
+
+def _template_text(node):
+    """A string literal's text, or an f-string's with each field as `x` (enough to see what it calls)."""
+    if isinstance(node, cst.FormattedString):
+        return "".join(p.value if isinstance(p, cst.FormattedStringText) else "x" for p in node.parts)
+    return literal_string(node)
+
+
+def _aggregate_text(text) -> bool:
+    """SQL text that is one aggregate function call, perhaps aliased (`percentile_approx(ms, 0.5) AS median`,
+    `count(*)`); not a window (`... OVER (...)`)."""
+    if not text:
+        return False
+    m = _SQL_CALL.fullmatch(text)
+    return m is not None and m.group(1).lower() in _AGGREGATE_NAMES and not re.search(r"(?i)\bover\b", text)
 
 
 def _sql_passed(function, call: cst.Call, skip: int):
