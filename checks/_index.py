@@ -262,7 +262,7 @@ MODULES = {
     'python/read_of_parallelized_text.py': 5591,
     'python/redundant_dedup_around_groupby.py': 11005,
     'python/repartition_not_by_keys.py': 13840,
-    'python/repartition_to_one.py': 5351,
+    'python/repartition_to_one.py': 5893,
     'python/repeated_action_without_cache.py': 32554,
     'python/schema_inference.py': 21952,
     'python/select_star_on_dataframe.py': 6415,

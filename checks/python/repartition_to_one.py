@@ -2,7 +2,7 @@ import libcst as cst
 
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, literal_int, method_name, positional_args
+from linter.semantic import BOUNDED, DATAFRAME, literal_int, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
@@ -24,7 +24,8 @@ class RepartitionToOne(PythonRule):
     `repartition(1, "col")` (hashing by a column into one partition is still
     one partition), and says when the result is written out. The DataFrame may be known from its use (a parameter
     whose `coalesce(1).write` is called); one proven to hold at most 100,000
-    rows (`limit(50)`, an aggregate) is not reported, nor `coalesce(1)` read
+    rows (`limit(50)`, an aggregate) or made from rows the driver holds
+    (`spark.createDataFrame([...])`) is not reported, nor `coalesce(1)` read
     only for its first rows (`coalesce(1).show()`, `.take(5)`, `.limit(10)`):
     the single task stops once it has them.
 
@@ -73,6 +74,10 @@ class RepartitionToOne(PythonRule):
                 "    (df.coalesce(1).write.csv('out', header=True))\n"),
     )
     valid = (
+        Valid("from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "def log_session(session_id, started, status):\n    rows = [(session_id, started, status)]\n"
+              "    spark.createDataFrame(rows, 'id string, started timestamp, status string')"
+              ".coalesce(1).write.mode('append').saveAsTable('aux.sessions')\n"),
         Valid(_SETUP + "sample = orders.limit(50).coalesce(1)\nsample.write.csv('s3://exports/sample')\n"),
         Valid(_SETUP + "orders.repartition(200, 'customer_id').write.parquet('s3://x')\n"),
         Valid(_SETUP + "small = orders.coalesce(8)\n"),
@@ -89,8 +94,9 @@ class RepartitionToOne(PythonRule):
         if not args or literal_int(args[0]) != 1 or len(args) > 1 and method != "repartition":
             return  # `repartition(1, "col")` is one partition too; `coalesce` takes no columns
         value = self.ctx.semantic.infer(node.func.value)
-        if value is None or value.kind != DATAFRAME or (isinstance(value.bound, int) and value.bound <= _FEW_ROWS):
-            return  # `limit(50).coalesce(1)`: fifty rows fit one task
+        if value is None or value.kind != DATAFRAME or value.bound == BOUNDED or (
+                isinstance(value.bound, int) and value.bound <= _FEW_ROWS):
+            return  # `limit(50).coalesce(1)`: fifty rows fit one task; rows the driver held fit one too
         parent = self.ctx.parent_of(node)
         if method == "coalesce" and isinstance(parent, cst.Attribute) and parent.attr.value in _FEW_ROWS_READ:
             return  # `coalesce(1).show()`: one task reads until it has the few rows shown, then stops
