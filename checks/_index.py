@@ -286,7 +286,7 @@ MODULES = {
     'python/when_without_otherwise.py': 7057,
     'python/window_without_partition.py': 8019,
     'python/withcolumn_in_loop.py': 17304,
-    'python/write_without_mode.py': 10526,
+    'python/write_without_mode.py': 12642,
     'run/__init__.py': 90,
     'run/_log.py': 5557,
     'run/disk_spill.py': 3142,

@@ -24,6 +24,8 @@ _SETUP = (
 
 _MAKES_NEW = re.compile(r"_*(?:copy|clone|Copy|Clone)(?:_|[A-Z]|$)")  # `copy_table`, `clone_to`, `copyTable`
 _REPLACES = re.compile(r"(?i)replace|overwrite|update|refresh")
+# A test of whether a table or path is there: `tableExists`, `is_exists_table`, `os.path.exists`, `isDeltaTable`.
+_EXISTS = re.compile(r"(?i)exist|isDeltaTable")
 
 
 class WriteWithoutMode(PythonRule):
@@ -46,6 +48,9 @@ class WriteWithoutMode(PythonRule):
     one whose name says it replaces, nor a parameter the function rebinds:
     the caller names a new place, and `errorifexists` is what keeps the
     function from replacing a table the caller did not mean to),
+    a write in the branch an existence test takes when the target is not
+    there (`if spark.catalog.tableExists(t): ... else:
+    df.write.saveAsTable(t)`, `if not DeltaTable.isDeltaTable(spark, p):`),
     and test modules, whose outputs live in fresh temporary directories.
 
     ## Why is this bad?
@@ -83,6 +88,8 @@ class WriteWithoutMode(PythonRule):
     doc_setup = 'orders = spark.table("sales.orders")\n'
 
     invalid = (
+        Invalid(_SETUP + "def publish(df, table):\n    if spark.catalog.tableExists(table):\n"
+                "        df.write.saveAsTable(table)\n"),
         Invalid(_SETUP + "orders.write.parquet('s3://curated/orders/')\n"),
         Invalid(_SETUP + "orders.write.format('delta').partitionBy('day').saveAsTable('curated.orders')\n"),
         Invalid("from pyspark.sql import DataFrame\n\ndef export(df, path):\n    df.write.option('header', True).csv(path)\n"),
@@ -101,6 +108,11 @@ class WriteWithoutMode(PythonRule):
         Invalid(_SETUP + "orders.write.csv('/tmp/wordcounts.csv')\ndbutils.fs.rm('/tmp/wordcounts.csv', True)\n"),
     )
     valid = (
+        Valid(_SETUP + "def publish(df, table):\n    if spark.catalog.tableExists(table):\n"
+              "        df.write.insertInto(table, overwrite=True)\n    else:\n"
+              "        df.write.partitionBy('dt').saveAsTable(table)\n"),
+        Valid(_SETUP + "from delta.tables import DeltaTable\ndef first_load(df, path):\n"
+              "    if not DeltaTable.isDeltaTable(spark, path):\n        df.write.format('delta').save(path)\n"),
         Valid(_SETUP + "orders.write.mode('overwrite').parquet('s3://curated/orders/')\n"),
         Valid(_SETUP + "orders.write.parquet('s3://curated/orders/', mode='append')\n"),
         Valid(_SETUP + "orders.write.saveAsTable('curated.orders', 'delta', 'overwrite')\n"),
@@ -150,6 +162,24 @@ class WriteWithoutMode(PythonRule):
         # the caller's place, as given: a parameter the function rebinds (`target = "s3://backup/x"`) is its own
         return target.value in names and not assigns(function, target.value)
 
+    def _when_absent(self) -> bool:
+        """Whether the write runs only when its target does not exist: in the `else` of an `if` that tests for it
+        (`if spark.catalog.tableExists(t):`, `if is_exists_table:`, `if os.path.exists(p):`), or in the body of
+        one that tests for its absence (`if not DeltaTable.isDeltaTable(spark, p):`)."""
+        ancestors = self.ctx.ancestors
+        for i in range(len(ancestors) - 2, -1, -1):
+            branch = ancestors[i]
+            if not isinstance(branch, cst.If):
+                continue
+            test = branch.test
+            negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+            if not _EXISTS.search(self.ctx.code_for(test.expression if negated else test)):
+                continue
+            inside = ancestors[i + 1]
+            in_else = isinstance(inside, cst.Else) or (isinstance(inside, cst.If) and inside is branch.orelse)
+            return in_else != negated
+        return False
+
     def visit_Assign(self, node: cst.Assign) -> None:
         record_assignment(self.ctx, node)
 
@@ -172,6 +202,8 @@ class WriteWithoutMode(PythonRule):
             return  # a notebook whose clean-up cell removes the output: the next run writes it afresh
         if self._new_target(target):
             return  # `def copy_table(df, target_path)`: refusing a target that exists is the function's promise
+        if self._when_absent():
+            return  # `if table_exists(...): ... else: df.write.saveAsTable(t)`: written only where nothing is
         where = f"`{shown(self.ctx, target)}`" if target is not None else "the output"
         kind = "table" if info.method == "saveAsTable" or info.method == "jdbc" else "path"
         self.ctx.report(
