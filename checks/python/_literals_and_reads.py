@@ -220,7 +220,8 @@ class Field:
 
 
 def constant_field(semantic, node) -> bool:
-    """A formatted part that cannot carry anything a caller chose: a literal, a name bound to one, `int(x)`."""
+    """A formatted part that cannot carry a quote: a literal, a name bound to one, a number the code computes
+    (`int(x)`, `d.timestamp()`, also through the name it is assigned to)."""
     if node is None:
         return False
     if literal_string(node) is not None or isinstance(node, (cst.Integer, cst.Float)):
@@ -229,12 +230,28 @@ def constant_field(semantic, node) -> bool:
         if node.value in ("True", "False", "None"):
             return True
         value = semantic.lookup(node.value)
-        return value is not None and value.kind == STRING and value.detail is not None and \
-            isinstance(value.node, (cst.SimpleString, cst.ConcatenatedString))
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("int", "float", "len"):
+        if value is not None and value.kind == STRING and value.detail is not None and \
+                isinstance(value.node, (cst.SimpleString, cst.ConcatenatedString)):
+            return True
+        return _numeric(semantic.assigned_expression(node.value))  # `start = int(d.timestamp() * 1000)`
+    return _numeric(node)
+
+
+def _numeric(node) -> bool:
+    """A number the code computes: `int(...)`, `float(...)`, `len(...)`, `round(...)`, `d.timestamp()`, a negative
+    literal, or arithmetic of such: no quote can be in its text."""
+    if node is None:
+        return False
+    if isinstance(node, (cst.Integer, cst.Float)):
         return True
-    if isinstance(node, cst.UnaryOperation) and literal_int(node.expression) is not None:
-        return True
+    if isinstance(node, cst.Call):
+        func = node.func
+        return (isinstance(func, cst.Name) and func.value in ("int", "float", "len", "round", "abs")) or (
+            isinstance(func, cst.Attribute) and func.attr.value == "timestamp" and not node.args)
+    if isinstance(node, cst.UnaryOperation):
+        return literal_int(node.expression) is not None or _numeric(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return _numeric(node.left) and _numeric(node.right)
     return False
 
 

@@ -110,6 +110,10 @@ class ValueFormattedIntoSql(PythonRule):
         Valid(_SETUP + "from pyspark.sql import functions as F\ndef window(frame, start):\n"
               "    return spark.table('t').where(F.col('submission_date') >= start)\n"),
         Valid(_SETUP + "def keep(col, threshold):\n    return spark.table('t').where(f'{col} > 10')\n"),
+        # a number the code computes has no quote to rewrite anything with
+        Valid(_SETUP + "def since(day):\n    start = int(day.timestamp() * 1000)\n"
+              "    return spark.table('crab.jobs').filter(f'RecordTime >= {start}')\n"),
+        Valid(_SETUP + "def since(day):\n    return spark.sql(f'SELECT id FROM t WHERE ts >= {day.timestamp()}')\n"),
         Valid("import pandas as pd\ndef q(frame, x):\n    return pd.read_csv('a.csv').filter(like=f'{x}')\n"),
         Valid("import sqlite3\ndef q(c, x):\n    return c.execute(f\"SELECT 1 WHERE a = '{x}'\")\nspark = None\n"),
     )
