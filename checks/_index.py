@@ -285,7 +285,7 @@ MODULES = {
     'python/value_formatted_into_sql.py': 12280,
     'python/when_without_otherwise.py': 7057,
     'python/window_without_partition.py': 8019,
-    'python/withcolumn_in_loop.py': 17304,
+    'python/withcolumn_in_loop.py': 17638,
     'python/write_without_mode.py': 12642,
     'run/__init__.py': 90,
     'run/_log.py': 5557,

@@ -60,7 +60,9 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
 
     A `for` over a literal list of at most `max-chain` names (`for c in
     ["start_date", "end_date"]`) is a short chain written as a loop: its
-    plan is as deep as the list is long, and it is not reported.
+    plan is only as deep as the list is long, and the message says so (the
+    other PySpark linters report it too, and `withColumns` is still one
+    projection where the loop makes several).
 
     A function of the file that returns its first argument with a column
     added (`def add_col(df, c): return df.withColumn(c, ...)`), called as
@@ -99,8 +101,8 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
 
     ## Options
     - `max-chain` (int, default 5): the longest chain of `withColumn` calls
-      that is not reported, and the longest literal list a loop over is not
-      reported.
+      that is not reported; a loop over a literal list up to this long is
+      reported as the short chain it is.
 
     ## References
     - PySpark API: `DataFrame.withColumn` ("calling it multiple times, for
@@ -117,7 +119,7 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
     min_spark = "3.3"
     triggers = ("withColumn", "select", "drop")
     fix = "unsafe"
-    options = {"max-chain": Option(5, "The longest `withColumn` chain (or literal list looped over) not reported.")}
+    options = {"max-chain": Option(5, "The longest `withColumn` chain that is not reported.")}
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
@@ -132,6 +134,9 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
                 fixed=_SETUP + "orders = orders.withColumns({c: F.col(c).cast('double') for c in amount_columns})\n"),
         Invalid(_SETUP + "for old, new in renames.items():\n    orders = orders.withColumnRenamed(old, new)\n"),
         Invalid(_SETUP + "for c in ['a', 'b', 'c', 'd', 'e', 'f']:\n    orders = orders.withColumn(c, F.trim(c))\n"),
+        # a loop over a short literal list: reported as the short chain it is
+        Invalid(_SETUP + "DATE_COLUMNS = ('start_date', 'end_date')\nfor c in DATE_COLUMNS:\n"
+                "    orders = orders.withColumn(c, F.to_date(c))\n"),
         Invalid(_SETUP + "out = orders" + "".join(f".withColumn('c{i}', F.lit({i}))" for i in range(12)) + "\n",
                 unsafe=True,
                 fixed=_SETUP + "out = orders.withColumns({\n" + "".join(f"    'c{i}': F.lit({i}),\n" for i in range(12))
@@ -148,10 +153,6 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         Valid(_SETUP + "df = orders\nfor i, c in enumerate(df.columns):\n    df = df.withColumn(c, F.col(c).cast('int'))\n"
               "    if i % 10 == 9:\n        df = df.localCheckpoint()\n"),
         Valid(_SETUP + "orders = orders.withColumns({c: F.col(c).cast('double') for c in ['price', 'tax']})\n"),
-        # a loop over a short literal list is a chain written as a loop: two or three projections, fixed
-        Valid(_SETUP + "for c in ['price', 'tax', 'discount']:\n    orders = orders.withColumn(c, F.col(c).cast('double'))\n"),
-        Valid(_SETUP + "DATE_COLUMNS = ('start_date', 'end_date')\nfor c in DATE_COLUMNS:\n"
-              "    orders = orders.withColumn(c, F.to_date(c))\n"),
         Valid(_SETUP + "out = orders" + "".join(f".withColumn('c{i}', F.lit({i}))" for i in range(5)) + "\n"),
         Valid(_SETUP + "for t in ['a', 'b']:\n    df = spark.table(t).withColumn('src', F.lit(t))\n    df.write.saveAsTable(t + '_x')\n"),
         Valid("rows = []\nfor r in items:\n    rows = rows.select(r)\n"),
@@ -175,28 +176,35 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             return
         if not self.ctx.semantic.is_dataframe(root) or _checkpoints(self.loops[-1]):
             return  # a loop that checkpoints every few rounds keeps its plan short on purpose
-        if self._short_literal_loop():
-            return  # `for c in ["start", "end"]`: a chain of two projections written as a loop
+        items = self._short_literal_loop()
+        if items:  # `for c in ["start", "end"]`: a fixed chain of projections written as a loop
+            message = (f"`{target.value} = {target.value}.{method}(...)` in a loop over {items} fixed names adds "
+                       f"{items} projections to the plan where one would do")
+        else:
+            message = (f"`{target.value} = {target.value}.{method}(...)` in a loop adds one projection to the plan "
+                       "per iteration: deep plans analyse slowly and can overflow the stack")
         self.ctx.report(
             self,
             call,
-            f"`{target.value} = {target.value}.{method}(...)` in a loop adds one projection to the plan per "
-            "iteration: deep plans analyse slowly and can overflow the stack",
+            message,
             help=self._advice(),
             start=call.func.attr,
             fix=self._loop_fix(node, target.value, call),
         )
 
-    def _short_literal_loop(self) -> bool:
-        """A `for` over a literal list, tuple or set (or a name bound once to one) of at most `max-chain` items."""
+    def _short_literal_loop(self) -> int:
+        """How many items a `for` over a literal list, tuple or set (or a name bound once to one) of at most
+        `max-chain` items goes through; 0 for any other loop."""
         loop = self.loops[-1]
         if not isinstance(loop, cst.For):
-            return False
+            return 0
         items = loop.iter
         if isinstance(items, cst.Name):
             items = self.ctx.semantic.assigned_expression(items.value)
-        return isinstance(items, (cst.List, cst.Tuple, cst.Set)) and len(items.elements) <= self.opts["max-chain"] \
-            and all(isinstance(e, cst.Element) for e in items.elements)
+        if isinstance(items, (cst.List, cst.Tuple, cst.Set)) and len(items.elements) <= self.opts["max-chain"] \
+                and all(isinstance(e, cst.Element) for e in items.elements):
+            return len(items.elements)
+        return 0
 
     def _helper_in_loop(self, assign: cst.Assign, target: cst.Name, call: cst.Call) -> None:
         """`df = add_column(df, c)` in a loop, where this file's `add_column` returns its first parameter with a
@@ -205,15 +213,15 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         if not args or not isinstance(args[0], cst.Name) or args[0].value != target.value:
             return
         definition, skipped = callee_definition(self.ctx, call)
-        if definition is None and isinstance(call.func, cst.Name) and self.ctx.semantic.bindings(call.func.value) <= 1:
+        name = call.func.value if isinstance(call.func, cst.Name) else None
+        if definition is None and name is not None and self.ctx.semantic.bindings(name) <= 1:
             # a module function defined further down, called from a function body: bound when the call runs
-            defined = [s for s in self.ctx.module.body if isinstance(s, cst.FunctionDef) and s.name.value == call.func.value]
+            defined = [s for s in self.ctx.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
             definition = defined[0] if len(defined) == 1 else None
         if not isinstance(definition, cst.FunctionDef) or skipped:
             return
         params = definition.params.params
-        if not params or not self.ctx.semantic.is_dataframe(target) or _checkpoints(self.loops[-1]) or \
-                self._short_literal_loop():
+        if not params or not self.ctx.semantic.is_dataframe(target) or _checkpoints(self.loops[-1]):
             return
         method = _returned_projection(definition, params[0].name.value)
         if method is None:
