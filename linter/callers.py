@@ -180,7 +180,25 @@ def _mentioning(files: tuple, names: frozenset, read) -> list:
 
 
 def _mentions(data: bytes, names: frozenset) -> set:
-    return {m.decode() for m in _mention_pattern(names).findall(data)}
+    """The names the module mentions as whole words (not inside a longer name)."""
+    encoded = _ascii_names(names)
+    if encoded is None:
+        return {m.decode() for m in _mention_pattern(names).findall(data)}
+    # What the pattern finds, without trying its alternation of every name at every byte (a tenth of a check
+    # of pyspark's sources): a whole-word mention of an ASCII name is a run of word bytes equal to that name.
+    return {w.decode() for w in encoded.intersection(_WORD_BYTES.findall(data))}
+
+
+_WORD_BYTES = re.compile(rb"\w+")  # (ASCII word bytes, as the pattern's own `\w`)
+
+
+@functools.lru_cache(maxsize=256)
+def _ascii_names(names: frozenset):
+    """The names as bytes when all are ASCII; None otherwise (a name with other letters has bytes that are no
+    word bytes, and only the pattern finds it), or when there are none (the pattern then finds empty words)."""
+    if not names or not all(name.isascii() for name in names):
+        return None
+    return frozenset(name.encode() for name in names)
 
 
 @functools.lru_cache(maxsize=256)

@@ -105,6 +105,11 @@ def files_of(path: str):
     return _files(*_folder(path))
 
 
+def folder_of(path: str) -> str:
+    """The folder whose files are the neighbours of a notebook at ``path`` (the runner keeps them together)."""
+    return _folder(path)[0]
+
+
 def _folder(path: str) -> tuple:
     """(the folder whose files are the neighbours, whether it is a Fabric workspace's) of a file."""
     folder = os.path.dirname(os.path.abspath(path))

@@ -31,6 +31,7 @@ checked as usual.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import warnings
@@ -365,6 +366,9 @@ def _without_continuation(line: str) -> str:
     return line
 
 
+# A notebook is read again when it is checked after a notebook of its folder has read it as a neighbour
+# (linter/semantic/neighbours.py): 382 of the 940 tests of the shared corpus are of a text tested before.
+@functools.lru_cache(maxsize=256)
 def _parses(text: str) -> bool:
     """Whether CPython reads the text (a quick test: about ten times faster than libcst)."""
     with warnings.catch_warnings():
