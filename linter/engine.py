@@ -291,7 +291,8 @@ def _run_python(unit: Unit, settings, codes: frozenset) -> list[Diagnostic]:
     facts = project_facts(unit.document.path, unit.document.text) if unit.document.kind != "ipynb" else NO_FACTS
     semantic = Semantic(frozenset(settings["dataframe-functions"]) | facts.dataframe_functions, text,
                         facts.constants, facts.callers, settings["small-tables"],
-                        (unit.document.path, unit.document.text), neighbours=unit.document.is_notebook)
+                        (unit.document.path, unit.document.text), neighbours=unit.document.is_notebook,
+                        project_sessions=facts.sessions)
     ctx = PythonContext(unit, module, settings, semantic)
     visit, leave = {}, {}
     sem_visit, sem_leave = semantic.hooks()

@@ -12,7 +12,8 @@ of its package (the first folder up without ``__init__.py``), and in its own fol
 read, so a one-file run (pre-commit, the editor) sees the same facts as a run over the whole tree, and a
 repository of thousands of modules costs one look-up per import.  From each module found, without parsing
 it: the top-level names assigned exactly once, to a plain string literal (``CSV_HEADER = "header"``), and
-the top-level functions whose return annotation is ``DataFrame`` in a module that imports pyspark.  Relative
+the top-level functions whose return annotation is ``DataFrame`` in a module that imports pyspark, and the
+top-level names such a module binds once to its SparkSession (``spark = SparkSession.builder...``).  Relative
 imports, star imports, class attributes and computed values are not read.
 
 The facts are part of the file's cache key (``ProjectFacts.fingerprint``: the bytes of every module found
@@ -36,6 +37,10 @@ _STRING_CONSTANT = re.compile(
     re.M,
 )
 _DEF = re.compile(r"^def[ \t]+([A-Za-z_]\w*)[ \t]*\(", re.M)
+# A module's own session: `spark = SparkSession.builder...getOrCreate()`, `spark = glue_context.spark_session`,
+# `spark = SparkSession.getActiveSession()` (the name imported elsewhere is that session).
+_SESSION = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=[ \t]*\(?[ \t\\\n]*(?:SparkSession[ \t]*\.[ \t]*(?:builder\b|"
+                      r"getActiveSession[ \t]*\()|[A-Za-z_]\w*[ \t]*\.[ \t]*spark_session\b)", re.M)
 _RETURNS_DATAFRAME = re.compile(r"\s*->\s*['\"]?(?:[\w.]+\.)?DataFrame['\"]?\s*:")
 # Modules no project defines for itself: not looked for beside the file
 _NOT_OURS = frozenset(sys.stdlib_module_names) | {"pyspark", "delta", "pandas", "numpy", "pyarrow", "awsglue", "dlt"}
@@ -49,6 +54,7 @@ class ProjectFacts:
     # name of a function this file defines with a DataFrame parameter -> what each call in the rest of the
     # package passes it (linter/callers.py)
     callers: dict = field(default_factory=dict)
+    sessions: frozenset = frozenset()  # qualified names of module-level SparkSessions (`jobs.base.spark`)
 
 
 NO_FACTS = ProjectFacts({}, frozenset(), "")
@@ -179,19 +185,20 @@ def clear_caches() -> None:
 
 @functools.lru_cache(maxsize=1024)
 def _facts_of(data: bytes) -> tuple:
-    """({name: text}, frozenset of DataFrame function names) of one module's bytes."""
+    """({name: text}, frozenset of DataFrame function names, frozenset of session names) of one module's bytes."""
     text = data.decode("utf-8", "replace")
     counts: dict = {}
     for m in _ASSIGNED.finditer(text):
         counts[m.group(1)] = counts.get(m.group(1), 0) + 1
     constants = {m.group(1): m.group(3) for m in _STRING_CONSTANT.finditer(text) if counts.get(m.group(1)) == 1}
-    functions = set()
+    functions, sessions = set(), set()
     if re.search(r"\bpyspark\b", text):
         for m in _DEF.finditer(text):
             end = _closing_paren(text, m.end())
             if end is not None and _RETURNS_DATAFRAME.match(text, end + 1):
                 functions.add(m.group(1))
-    return constants, frozenset(functions)
+        sessions = {m.group(1) for m in _SESSION.finditer(text) if counts.get(m.group(1)) == 1}
+    return constants, frozenset(functions), frozenset(sessions)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -224,7 +231,7 @@ def project_facts(path: str, text: str, facts: bool = True) -> ProjectFacts:
         return NO_FACTS
     own = os.path.abspath(path)
     here = os.path.dirname(own)
-    constants, functions, seen, found_any = {}, set(), [], False
+    constants, functions, sessions, seen, found_any = {}, set(), set(), [], False
     for module in modules:
         top = module.split(".", 1)[0]
         if top in _NOT_OURS:
@@ -237,12 +244,14 @@ def project_facts(path: str, text: str, facts: bool = True) -> ProjectFacts:
         found_any = True
         seen.append(f"{module}={_digest(data)}")
         if facts:
-            names, dataframe_functions = _facts_of(data)
+            names, dataframe_functions, module_sessions = _facts_of(data)
             for name, value in names.items():
                 constants[f"{module}.{name}"] = value
             functions.update(f"{module}.{name}" for name in dataframe_functions)
+            sessions.update(f"{module}.{name}" for name in module_sessions)
     if not found_any and not calls_seen:
         return NO_FACTS
     seen.extend(calls_seen)
     return ProjectFacts(constants, frozenset(functions),
-                        hashlib.blake2b("\n".join(seen).encode(), digest_size=16).hexdigest(), callers)
+                        hashlib.blake2b("\n".join(seen).encode(), digest_size=16).hexdigest(), callers,
+                        frozenset(sessions))

@@ -108,6 +108,30 @@ def test_a_module_without_pyspark_declares_no_dataframe_function(tmp_path):
     assert project_facts(str(job), "from frames import load\n").dataframe_functions == frozenset()
 
 
+def test_a_session_another_module_builds_is_a_session(tmp_path, run):
+    """`from alertas.base import spark`: the name is the SparkSession that module builds, so `spark.table(...)` is a
+    table and `spark.createDataFrame([...])` rows the driver holds (MinisterioPublicoRJ's Alertas)."""
+    write(tmp_path / "alertas" / "__init__.py", "")
+    write(tmp_path / "alertas" / "base.py", "from pyspark.sql import SparkSession\n\n"
+          "spark = (\n    SparkSession.builder.appName('alertas')\n    .enableHiveSupport()\n    .getOrCreate()\n)\n")
+    job = write(tmp_path / "alertas" / "jobs.py",
+                "from alertas.base import spark\nimport alertas.base as base\n\n"
+                "rows = spark.table('exadata.alertas').collect()\n"
+                "log = spark.createDataFrame([(1, 'done')], 'id int, status string')\n"
+                "log.coalesce(1).write.mode('append').saveAsTable('aux.sessions')\n"
+                "more = base.spark.table('exadata.docs').collect()\n")
+    assert codes_and_rows(run, job, "SPK101,SPK402", "--no-cache") == [("SPK101", 4), ("SPK101", 7)]
+    with open(job, encoding="utf-8") as f:
+        text = f.read()
+    assert project_facts(str(job), text).sessions == {"alertas.base.spark"}
+    # a name bound twice, or a module without pyspark, is no session
+    write(tmp_path / "alertas" / "base.py", "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+          "spark = None\n")
+    assert project_facts(str(job), text).sessions == frozenset()
+    # nothing known of `spark` now: its tables are unknown, and the coalesced frame is a DataFrame by its `.write`
+    assert codes_and_rows(run, job, "SPK101,SPK402", "--no-cache") == [("SPK402", 6)]
+
+
 CONTEXT = '''from pyspark.sql import DataFrame
 
 

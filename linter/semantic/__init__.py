@@ -52,13 +52,15 @@ class Semantic(Evidence, Scopes, Inference, FewValues, ShippedFiles):
 
     def __init__(self, dataframe_functions: frozenset = frozenset(), text: str | None = None,
                  project_constants: dict | None = None, package_callers: dict | None = None,
-                 small_tables: tuple = (), bundled_source: tuple | None = None, neighbours: bool = False):
+                 small_tables: tuple = (), bundled_source: tuple | None = None, neighbours: bool = False,
+                 project_sessions: frozenset = frozenset()):
         Scopes.__init__(self, dataframe_functions, text)
         # a notebook: the tables the files beside it write from small frames (linter/neighbours.py)
         self.neighbours = neighbours and bundled_source is not None
         self.small_tables = tuple(small_tables)  # the project's `small-tables` patterns (bounds.declared_small)
         self.bundled_source = bundled_source  # (path, document text): the sample files it may read (paths.py)
         self.project_constants = project_constants or {}  # `pkg.constants.NAME` -> text (linter/project.py)
+        self.project_sessions = project_sessions  # `pkg.base.spark`: a session another module of the project made
         # function name -> what the package's other modules pass it (linter/callers.py)
         self.package_callers = package_callers or {}
         Evidence.__init__(self)

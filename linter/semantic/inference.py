@@ -67,6 +67,8 @@ class Inference:
                         value = self._with_callers_bound(value, scope.node, name)
             elif value.bound == UNBOUNDED and value.kind == DATAFRAME and (self.call_sites or self.package_callers):
                 value = self._with_call_sites(value, name)
+            elif value.kind == IMPORT and value.detail in self.project_sessions:
+                return Value(SESSION)  # `from jobs.base import spark`: the session that module builds
             return value
         if cls is cst.Call:
             return self._call(node)
@@ -246,6 +248,8 @@ class Inference:
             q = _normalise(f"{base.detail}.{attr}")
             if q.endswith("SparkSession.builder") or q == "databricks.connect.DatabricksSession.builder":
                 return Value(BUILDER)  # Databricks Connect's builder makes a Spark Connect session
+            if q in self.project_sessions:
+                return Value(SESSION)  # `import jobs.base as base`, then `base.spark`
             return Value(IMPORT, detail=q)
         if kind == SESSION:
             if attr in ("read", "readStream"):
