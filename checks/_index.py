@@ -214,7 +214,7 @@ MODULES = {
     'python/array_expression_replaceable_by_builtin.py': 17777,
     'python/bitwise_operator_precedence.py': 4565,
     'python/cache_used_once.py': 21719,
-    'python/closure_captures_large_object.py': 6723,
+    'python/closure_captures_large_object.py': 7164,
     'python/closure_captures_self.py': 9864,
     'python/coalesce_after_shuffle.py': 16133,
     'python/collect_first_row.py': 5590,

@@ -60,6 +60,9 @@ class ClosureCapturesLargeObject(PythonRule):
     doc_setup = 'from pyspark.sql.functions import udf\ncountries = spark.table("countries")\n'
 
     invalid = (
+        Invalid(_SETUP + "seen = orders.select('tag', 'ts').rdd.map(lambda r: (r.tag, r.ts)).groupByKey().collectAsMap()\n"
+                "def missing(tag, ts):\n    return ts not in set(seen.get(tag, []))\n\n"
+                "missing_udf = udf(missing, 'boolean')\n"),
         Invalid(_SETUP + "lookup = countries.toPandas()\nname_of = udf(lambda c: lookup[lookup.code == c].name.iloc[0], 'string')\n"),
         Invalid(_SETUP + "valid = countries.collect()\nok = orders.rdd.filter(lambda r: r.country in valid)\n"),
         Invalid(_SETUP + "def enrich(r):\n    return countries.filter(F.col('code') == r.c).first()\n\nx = orders.rdd.map(enrich)\n"),
@@ -70,6 +73,8 @@ class ClosureCapturesLargeObject(PythonRule):
                 "    return lookup[lookup.code == code].name.iloc[0]\n\nx = orders.rdd.map(name_of)\n"),
     )
     valid = (
+        Valid(_SETUP + "codes = spark.sparkContext.parallelize([('a', 1), ('b', 2)]).collectAsMap()\n"
+              "code_of = udf(lambda c: codes.get(c), 'int')\n"),
         Valid(_SETUP + "names = spark.sparkContext.broadcast(dict(countries.select('code', 'name').collect()))\n"
               "name_of = udf(lambda c: names.value.get(c), 'string')\n"),
         Valid(_SETUP + "codes = {'DE', 'FR'}\nok = orders.rdd.filter(lambda r: r.country in codes)\n"),

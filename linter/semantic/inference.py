@@ -584,6 +584,8 @@ class Inference:
                 return Value(DATAFRAME, receiver.bound, node=node)
             if method in _RDD_SAME:
                 return Value(RDD, receiver.bound, node=receiver.node)
+            if method in ("collect", "collectAsMap") and receiver.bound != BOUNDED:
+                return Value(ROWS, node=node)  # the RDD's rows (or pairs, as a dict) on the driver
             return None
         if kind == CONTEXT:
             if method in _CONTEXT_FILES:
