@@ -202,7 +202,13 @@ def inlined_body_expression(function) -> Optional[tuple[list[str], object, list[
     params = [p.name.value for p in function.params.params]
     guarded: list[tuple[str, bool]] = []
     statements = _after_guards(function, params, guarded)
-    if statements is None:
+    if statements is None:  # an `if` at the top that is no None guard: a chain of returns, perhaps
+        guarded = []
+        statements = list(function.body.body)[1 if function.body.body and _is_docstring(function.body.body[0]) else 0:]
+    chained = _returned(statements)
+    if chained is not None:
+        return params, chained, guarded  # `if x < 1: return 3 / elif x < 2: return 4 / else: return 20`
+    if any(isinstance(s, cst.If) for s in statements):
         return None
     values: dict = {}
     for statement in statements[:-1]:
@@ -228,6 +234,32 @@ def inlined_body_expression(function) -> Optional[tuple[list[str], object, list[
     if len(line) != 1 or not isinstance(line[0], cst.Return) or line[0].value is None or not values:
         return None
     return params, substituted(line[0].value, values), guarded
+
+
+def _returned(statements: list):
+    """The one expression a block returns when it is `return e`, or an `if` whose branches each return one
+    (`if c: return a / elif d: return b / else: return e`, or the `else` as a `return` after the `if`), as
+    nested conditional expressions; None for anything else."""
+    if len(statements) == 1 and isinstance(statements[0], cst.SimpleStatementLine):
+        line = statements[0].body
+        if len(line) == 1 and isinstance(line[0], cst.Return) and line[0].value is not None:
+            return line[0].value
+        return None
+    if not statements or not isinstance(statements[0], cst.If) or not isinstance(statements[0].body, cst.IndentedBlock):
+        return None
+    branch, rest = statements[0], statements[1:]
+    body = _returned(list(branch.body.body))
+    if branch.orelse is None:
+        orelse = _returned(rest)
+    elif rest:
+        return None
+    elif isinstance(branch.orelse, cst.If):
+        orelse = _returned([branch.orelse])
+    else:
+        orelse = _returned(list(branch.orelse.body.body)) if isinstance(branch.orelse.body, cst.IndentedBlock) else None
+    if body is None or orelse is None:
+        return None
+    return cst.IfExp(test=branch.test, body=body, orelse=orelse)
 
 
 class _Substitute(cst.CSTTransformer):

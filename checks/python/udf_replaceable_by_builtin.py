@@ -536,6 +536,9 @@ class UdfReplaceableByBuiltin(PythonRule):
         Invalid(_SETUP + "all_set = udf(lambda xs: all(x is not None for x in xs), 'boolean')\n"),
         Invalid(_SETUP + "pairs = udf(lambda a, b: list(zip(a, b)), 'array<struct<a:int,b:int>>')\n"),
         Invalid(_SETUP + "combine = udf(lambda x, y: (x, y), 'struct<id:string,n:bigint>')\n"),
+        Invalid(_SETUP + "def limitation_years(max_penalty):\n    if max_penalty < 1:\n        return 3\n"
+                "    elif max_penalty < 4:\n        return 8\n    else:\n        return 20\n\n"
+                "years = udf(lambda p: limitation_years(p), IntegerType())\n"),
         Invalid(_SETUP + "both = udf(lambda a, b: [a, b * 2], 'array<int>')\n"),
         Invalid(_SETUP + "@udf('string')\ndef up(s): return s.upper()\n"),
         Invalid(_SETUP + "@udf('boolean')\ndef is_bot(agent):\n    return agent is not None and 'bot' in agent.lower()\n"),
@@ -551,6 +554,8 @@ class UdfReplaceableByBuiltin(PythonRule):
                 "    clean_udf = udf(clean, 'boolean')\n    return clean_udf\n"),
     )
     valid = (
+        Valid(_SETUP + "@udf(IntegerType())\ndef tier(score):\n    if score < 1:\n        return 0\n"
+              "    return lookup_tier(score)\n"),
         # the words depend on the row itself: no one pattern holds them
         Valid(_SETUP + "@udf('boolean')\ndef known(s):\n    return any(w in s for w in lookup_words(s))\n"),
         Valid(_SETUP + "import json\nparse = udf(lambda s: json.loads(s)['id'], StringType())\n"),
