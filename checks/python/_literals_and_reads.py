@@ -237,9 +237,17 @@ def constant_field(semantic, node) -> bool:
     return _numeric(node)
 
 
+def _quote_free_format(call: cst.Call) -> bool:
+    """`d.strftime("%Y-%m-%d")`: a date rendered by a literal format with no quote in it."""
+    args = positional_args(call)
+    text = literal_string(args[0]) if len(args) == 1 else None
+    return text is not None and "'" not in text and '"' not in text and "\\" not in text
+
+
 def _numeric(node) -> bool:
-    """A number the code computes: `int(...)`, `float(...)`, `len(...)`, `round(...)`, `d.timestamp()`, a negative
-    literal, or arithmetic of such: no quote can be in its text."""
+    """A number (or a date rendered as digits) the code computes: `int(...)`, `float(...)`, `len(...)`,
+    `round(...)`, `d.timestamp()`, `d.isoformat()`, `d.strftime("%Y-%m-%d")`, a negative literal, or arithmetic
+    of such: no quote can be in its text."""
     if node is None:
         return False
     if isinstance(node, (cst.Integer, cst.Float)):
@@ -247,7 +255,8 @@ def _numeric(node) -> bool:
     if isinstance(node, cst.Call):
         func = node.func
         return (isinstance(func, cst.Name) and func.value in ("int", "float", "len", "round", "abs")) or (
-            isinstance(func, cst.Attribute) and func.attr.value == "timestamp" and not node.args)
+            isinstance(func, cst.Attribute) and (func.attr.value in ("timestamp", "isoformat") and not node.args
+                                                 or func.attr.value == "strftime" and _quote_free_format(node)))
     if isinstance(node, cst.UnaryOperation):
         return literal_int(node.expression) is not None or _numeric(node.expression)
     if isinstance(node, cst.BinaryOperation):

@@ -24,7 +24,8 @@ class ValueFormattedIntoSql(PythonRule):
     statement. Table, column and database names (`FROM {table}`), whole
     conditions (`WHERE {condition}`), lists (`IN ({ids})`) and DDL are not:
     parameters cannot bind them. Nor are fields holding constants (a literal,
-    a name assigned a literal, `int(x)`), calls that already pass `args=`, or
+    a name assigned a literal) or values with no quote in their text (`int(x)`,
+    `d.timestamp()`, `d.strftime("%Y-%m-%d")`), calls that already pass `args=`, or
     SQL sparkcheck cannot parse. Test modules (`test_*.py`, `tests/`) format
     fixed values of their own and are not reported.
 
@@ -114,6 +115,8 @@ class ValueFormattedIntoSql(PythonRule):
         Valid(_SETUP + "def since(day):\n    start = int(day.timestamp() * 1000)\n"
               "    return spark.table('crab.jobs').filter(f'RecordTime >= {start}')\n"),
         Valid(_SETUP + "def since(day):\n    return spark.sql(f'SELECT id FROM t WHERE ts >= {day.timestamp()}')\n"),
+        Valid(_SETUP + "from pyspark.sql import functions as F\ndef on(day):\n    day_str = day.strftime('%Y-%m-%d')\n"
+              "    return F.expr(f\"to_date('{day_str}') = order_date\")\n"),
         Valid("import pandas as pd\ndef q(frame, x):\n    return pd.read_csv('a.csv').filter(like=f'{x}')\n"),
         Valid("import sqlite3\ndef q(c, x):\n    return c.execute(f\"SELECT 1 WHERE a = '{x}'\")\nspark = None\n"),
     )
