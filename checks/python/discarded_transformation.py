@@ -94,6 +94,7 @@ class DiscardedTransformation(PythonRule):
                 fixed=_SETUP + "orders = orders.dropDuplicates(['order_id'])\n"
                 "orders.write.mode('overwrite').saveAsTable('mart.orders')\n"),
         Invalid(_SETUP + "def clean(df):\n    df.na.fill({'country': 'unknown'})\n    return df\n"),
+        Invalid(_SETUP + "def clean(df):\n    df.filter(F.col('amount') > 0).dropDuplicates(['order_id'])\n    return df\n"),
         Invalid(_SETUP + "def add_day(df):\n    df.withColumn('day', F.to_date('ts'))\n    return df.groupBy('day').count()\n"),
         Invalid(_SETUP + "import mlflow\nwith mlflow.start_run():\n    orders.withColumn('score', F.lit(1.0))\n"
                 "    orders.write.saveAsTable('scored')\n"),
@@ -140,7 +141,11 @@ class DiscardedTransformation(PythonRule):
             return  # pandas' way of changing a frame in place: not a Spark DataFrame whatever the model says
         if self._guarded() or self._shown():
             return
-        name, called = shown(self.ctx, frame), f"{shown(self.ctx, receiver)}.{method}"
+        root = frame
+        while isinstance(root, (cst.Call, cst.Attribute)):  # `df` of `df.filter(...).dropDuplicates()`
+            root = root.func if isinstance(root, cst.Call) else root.value
+        name = root.value if isinstance(root, cst.Name) else shown(self.ctx, frame)
+        called = f"{shown(self.ctx, receiver)}.{method}"
         if method in _CHECKPOINTS:
             message = (f"`{called}()` runs a job to save a checkpoint and returns the frame that reads it, "
                        f"which is thrown away: `{name}` keeps the whole lineage the checkpoint was to cut")
