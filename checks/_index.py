@@ -236,7 +236,7 @@ MODULES = {
     'python/first_last_without_order.py': 12394,
     'python/hardcoded_date_in_filter.py': 14332,
     'python/hardcoded_partition_count.py': 2578,
-    'python/hash_of_concat_with_nulls.py': 6619,
+    'python/hash_of_concat_with_nulls.py': 7141,
     'python/implicit_string_cast.py': 5670,
     'python/inner_join_as_filter.py': 14349,
     'python/jdbc_read_without_fetchsize.py': 4601,

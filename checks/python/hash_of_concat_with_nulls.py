@@ -23,7 +23,8 @@ class HashOfConcatWithNulls(PythonRule):
     fingerprints are built (`md5(concat_ws("||", *cols))`). A column wrapped
     in `F.coalesce(c, F.lit(...))` (or `nvl`, `ifnull`), a literal, and
     other values that are never null do not count; `*cols` counts as two
-    or more, unless `cols` is a list the code builds of such columns.
+    or more, unless `cols` is a list the code builds of such columns. The
+    joined column may be held in a name first (`column = F.concat_ws(...)`).
 
     ## Why is this bad?
     `concat_ws` skips nulls: `("a", null)` and `(null, "a")` both become
@@ -72,6 +73,8 @@ class HashOfConcatWithNulls(PythonRule):
         Invalid(_SETUP + "from pyspark.sql.functions import col, concat, sha2\n"
                 "keyed = customers.select('*', sha2(concat(col('first'), col('last')), 256).alias('k'))\n"),
         Invalid(_SETUP + "k = F.xxhash64(F.concat_ws('|', F.coalesce('id', F.lit('')), 'email', 'phone'))\n"),
+        Invalid(_SETUP + "def sha2_hash(df, columns, target, delimiter='|'):\n"
+                "    column = F.concat_ws(delimiter, *columns)\n    return df.withColumn(target, F.sha2(column, 256))\n"),
     )
     valid = (
         Valid(_SETUP + "k = F.md5(F.concat_ws('|', F.coalesce(F.trim('id'), F.lit('')), F.coalesce('email', F.lit(''))))\n"),
@@ -86,6 +89,9 @@ class HashOfConcatWithNulls(PythonRule):
         if not node.args or not semantic.is_function(node.func, _HASHES):
             return
         inner = node.args[0].value
+        at = inner
+        if isinstance(inner, cst.Name):  # `column = F.concat_ws("|", *cols)`, then `F.sha2(column, 256)`: the hash
+            inner, at = semantic.assigned_expression(inner.value) or inner, node
         if not isinstance(inner, cst.Call):
             return
         if semantic.is_function(inner.func, {"concat_ws"}):
@@ -105,11 +111,11 @@ class HashOfConcatWithNulls(PythonRule):
             message = "`concat` is null when any part is null: every row with a null in these columns gets a null key"
         self.ctx.report(
             self,
-            inner,
+            at,
             message,
             help="give each nullable column a marker no value holds first: `F.coalesce(F.col(c).cast('string'), "
                  "F.lit('\\\\N'))`, or hash `F.to_json(F.struct(...))`",
-            start=inner.func,
+            start=inner.func if at is inner else None,
         )
 
     def _starred(self, value) -> int:
