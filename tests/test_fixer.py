@@ -222,3 +222,15 @@ def test_a_notebook_whose_cell_metadata_holds_a_source_key_is_fixed_at_the_cells
     r = run("check", path, "--select", "SPK303", "--fix", "--no-cache")
     assert r.code == 0 and "no fix applied" not in r.err, r
     assert open(path).read() == text.replace("F.col('a') > 1 and F.col('b') < 2", "(F.col('a') > 1) & (F.col('b') < 2)")
+
+
+def test_a_discarded_transformation_in_parentheses_gets_no_fix(tmp_path, run):
+    """SPK318's fix assigns the result back; inside parentheses `(orders = ...)` would not parse, so none is
+    offered (the fixer's own check would refuse it with a warning otherwise)."""
+    job = tmp_path / "job.py"
+    code = ("from pyspark.sql import DataFrame\n\ndef clean(orders: DataFrame):\n"
+            "    (orders\n        .dropDuplicates(['order_id']))\n    orders.dropDuplicates(['id'])\n    return orders\n")
+    job.write_text(code)
+    r = run("check", job, "--select", "SPK318", "--fix", "--unsafe-fixes", "--no-cache")
+    assert "unparseable" not in r.err
+    assert job.read_text() == code.replace("    orders.dropDuplicates(['id'])", "    orders = orders.dropDuplicates(['id'])")

@@ -71,7 +71,8 @@ class DiscardedTransformation(PythonRule):
     Unsafe: assigning the result back to the name it was called on
     (`orders = orders.dropDuplicates(...)`) changes what the rest of the
     code computes, which is the point, and only the author knows that the
-    name, not a new one, was meant. Offered when the frame is a plain name.
+    name, not a new one, was meant. Offered when the frame is a plain name
+    and the call is not wrapped in parentheses.
 
     ## References
     - PySpark API: `DataFrame` ("a distributed collection of data ...";
@@ -95,6 +96,8 @@ class DiscardedTransformation(PythonRule):
                 "orders.write.mode('overwrite').saveAsTable('mart.orders')\n"),
         Invalid(_SETUP + "def clean(df):\n    df.na.fill({'country': 'unknown'})\n    return df\n"),
         Invalid(_SETUP + "def clean(df):\n    df.filter(F.col('amount') > 0).dropDuplicates(['order_id'])\n    return df\n"),
+        # in parentheses: reported, with no fix (`(orders = ...)` would not parse)
+        Invalid(_SETUP + "(orders\n    .dropDuplicates(['order_id']))\n"),
         Invalid(_SETUP + "def add_day(df):\n    df.withColumn('day', F.to_date('ts'))\n    return df.groupBy('day').count()\n"),
         Invalid(_SETUP + "import mlflow\nwith mlflow.start_run():\n    orders.withColumn('score', F.lit(1.0))\n"
                 "    orders.write.saveAsTable('scored')\n"),
@@ -153,7 +156,7 @@ class DiscardedTransformation(PythonRule):
             message = (f"`{called}(...)` returns a new DataFrame, which is thrown away: DataFrames are "
                        f"immutable, so `{name}` is unchanged")
         fix = None
-        if isinstance(frame, cst.Name):
+        if isinstance(frame, cst.Name) and not call.lpar:  # (in parentheses, `(df = ...)` would not parse)
             fix = replace(call, f"{frame.value} = {source(self.ctx, call)}", f"Assign the result to `{frame.value}`",
                           safe=False)
         self.ctx.report(self, call, message, help=f"assign the result: `{name} = {called}(...)`", fix=fix,
