@@ -272,7 +272,7 @@ MODULES = {
     'python/show_in_code.py': 6693,
     'python/sort_overridden_by_later_sort.py': 4706,
     'python/stale_column_reference.py': 9518,
-    'python/stream_without_checkpoint.py': 8502,
+    'python/stream_without_checkpoint.py': 8698,
     'python/topandas_on_unbounded_dataframe.py': 7304,
     'python/topandas_without_arrow.py': 9624,
     'python/udf_calls_udf.py': 3468,

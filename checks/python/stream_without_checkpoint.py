@@ -13,7 +13,9 @@ _SETUP = (
 # Sinks Spark gives a temporary checkpoint of its own, meant for looking at a stream: not reported.
 _DEBUG_SINKS = frozenset(("console", "memory", "noop"))
 _SESSION_CHECKPOINT = re.compile(r"spark\.sql\.streaming\.checkpointLocation", re.IGNORECASE)
-_READER_CHECKPOINT = re.compile(r"readStream\b[^\n]*(?:\n[^\n]*){0,8}?checkpointLocation", re.IGNORECASE)
+# `spark.readStream....option("checkpointLocation", ...)....load()`: the option inside the reader's own chain
+_READER_CHECKPOINT = re.compile(r"readStream\b(?:(?!writeStream|\.load\(|\.table\(|\.start\(|\.toTable\()[\s\S])"
+                                r"{0,600}?checkpointLocation", re.IGNORECASE)
 
 
 class StreamWithoutCheckpoint(PythonRule):
