@@ -7,6 +7,7 @@ from checks.python._fixes import replace, source
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import NA
 from linter.sources import NOTEBOOK_KINDS
+from linter.sources.python import child_nodes
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -38,9 +39,10 @@ class DiscardedTransformation(PythonRule):
     knows to be a Spark DataFrame (not a pandas one, whose `inplace=True`
     does change it).
 
-    Not reported: in a notebook, the last statement of a cell (the notebook
-    shows the frame it makes: looking at it is the point); a statement in a
-    `try` body or a `with` block that expects an error (`with
+    Not reported: in a notebook, the last statement of a cell without a `;`
+    (the notebook shows what it makes: looking at it is the point); a
+    statement alone in a `try` body, or in one that catches
+    `AnalysisException`, or in a `with` block that expects an error (`with
     pytest.raises(AnalysisException): df.select("missing")`: the analysis
     error is what is wanted); test
     modules; `cache()` / `persist()` (they mark the frame itself) and
@@ -72,7 +74,9 @@ class DiscardedTransformation(PythonRule):
     (`orders = orders.dropDuplicates(...)`) changes what the rest of the
     code computes, which is the point, and only the author knows that the
     name, not a new one, was meant. Offered when the frame is a plain name
-    and the call is not wrapped in parentheses.
+    the current function binds (a parameter or a local; not a module's
+    name, which the assignment would make local, nor a loop's item) and the
+    call is not wrapped in parentheses.
 
     ## References
     - PySpark API: `DataFrame` ("a distributed collection of data ...";
@@ -98,6 +102,11 @@ class DiscardedTransformation(PythonRule):
         Invalid(_SETUP + "def clean(df):\n    df.filter(F.col('amount') > 0).dropDuplicates(['order_id'])\n    return df\n"),
         # in parentheses: reported, with no fix (`(orders = ...)` would not parse)
         Invalid(_SETUP + "(orders\n    .dropDuplicates(['order_id']))\n"),
+        # a module's frame in a function: reported, and no fix (the assignment would make `orders` local)
+        Invalid(_SETUP + "def publish():\n    orders.dropDuplicates(['order_id'])\n    orders.write.saveAsTable('x')\n",
+                unsafe=True, fixed=None),
+        Invalid(_SETUP + "def run():\n    try:\n        orders.dropDuplicates(['order_id'])\n"
+                "        orders.write.mode('overwrite').saveAsTable('mart.orders')\n    except Exception:\n        raise\n"),
         Invalid(_SETUP + "def add_day(df):\n    df.withColumn('day', F.to_date('ts'))\n    return df.groupBy('day').count()\n"),
         Invalid(_SETUP + "import mlflow\nwith mlflow.start_run():\n    orders.withColumn('score', F.lit(1.0))\n"
                 "    orders.write.saveAsTable('scored')\n"),
@@ -145,22 +154,42 @@ class DiscardedTransformation(PythonRule):
         if self._guarded() or self._shown():
             return
         root = frame
-        while isinstance(root, (cst.Call, cst.Attribute)):  # `df` of `df.filter(...).dropDuplicates()`
-            root = root.func if isinstance(root, cst.Call) else root.value
-        name = root.value if isinstance(root, cst.Name) else shown(self.ctx, frame)
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):  # `df` of `df.filter(...).x()`
+            root = root.func.value
+        name = shown(self.ctx, root)  # `df`, `self.orders`
         called = f"{shown(self.ctx, receiver)}.{method}"
         if method in _CHECKPOINTS:
             message = (f"`{called}()` runs a job to save a checkpoint and returns the frame that reads it, "
                        f"which is thrown away: `{name}` keeps the whole lineage the checkpoint was to cut")
         else:
-            message = (f"`{called}(...)` returns a new DataFrame, which is thrown away: DataFrames are "
-                       f"immutable, so `{name}` is unchanged")
+            message = (f"`{called}({'...' if call.args else ''})` returns a new DataFrame, which is thrown away: "
+                       f"DataFrames are immutable, so `{name}` is unchanged")
         fix = None
-        if isinstance(frame, cst.Name) and not call.lpar:  # (in parentheses, `(df = ...)` would not parse)
+        # (in parentheses, `(df = ...)` would not parse; a name of an enclosing scope or a loop's item would
+        # be rebound here, not there: `orders = orders...` in a function makes a module's `orders` local)
+        if isinstance(frame, cst.Name) and not call.lpar and self._own_name(frame.value):
             fix = replace(call, f"{frame.value} = {source(self.ctx, call)}", f"Assign the result to `{frame.value}`",
                           safe=False)
         self.ctx.report(self, call, message, help=f"assign the result: `{name} = {called}(...)`", fix=fix,
                         start=call.func.attr)
+
+    def _own_name(self, name: str) -> bool:
+        """Whether assigning ``name`` here rebinds the variable the code reads: bound in this function (or at
+        module level, outside any function), and not the item of an enclosing `for` loop."""
+        function = None
+        for ancestor in self.ctx.ancestors:
+            if isinstance(ancestor, cst.For) and isinstance(ancestor.target, cst.Name) and ancestor.target.value == name:
+                return False
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                function = ancestor
+        if function is None:
+            return True
+        if isinstance(function, cst.Lambda):
+            return False
+        if any(p.name.value == name for p in (*function.params.params, *function.params.kwonly_params,
+                                               *function.params.posonly_params)):
+            return True
+        return _assigns(function, name)
 
     def _guarded(self) -> bool:
         """In a `try` body or a `with` block that expects an error (`pytest.raises`, `assertRaises`): evaluated
@@ -171,7 +200,11 @@ class DiscardedTransformation(PythonRule):
                                                       for item in ancestor.items):
                 return True
             if isinstance(ancestor, cst.Try) and i + 1 < len(ancestors) and ancestors[i + 1] is ancestor.body:
-                return True
+                # a probe: the `try` holds this statement alone, or catches the analysis error it may raise
+                # (a job's entry point wrapped whole in `try` is not one)
+                handlers = " ".join(self.ctx.code_for(h.type) for h in ancestor.handlers if h.type is not None)
+                if len(ancestor.body.body) == 1 or "AnalysisException" in handlers:
+                    return True
         return False
 
     def _shown(self) -> bool:
@@ -184,6 +217,9 @@ class DiscardedTransformation(PythonRule):
         index = next((i for i, s in enumerate(body) if s is line), None)
         if index is None:
             return False  # inside a function or a block: nothing is displayed
+        if not isinstance(self.ctx.ancestors[2], cst.Expr) or not isinstance(line, cst.SimpleStatementLine) \
+                or line.body[-1] is not self.ctx.ancestors[2] or isinstance(self.ctx.ancestors[2].semicolon, cst.Semicolon):
+            return False  # `df.limit(3);`: the semicolon hides the value
         if index == len(body) - 1:
             return True
         # a source notebook (Databricks, Fabric): the next statement starts a cell when a marker comes before it
@@ -211,3 +247,16 @@ def _statement_rows(ctx, module) -> list:
             row += module.code_for_node(statement).count("\n")
         ctx.memo["\0statement rows"] = rows
     return rows
+
+
+def _assigns(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the function's own body assigns ``name`` (not counting nested functions)."""
+    stack = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name) and node.target.value == name:
+            return True
+        stack.extend(child_nodes(node))
+    return False

@@ -1,6 +1,7 @@
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
+from linter.sources.python import child_nodes
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -20,9 +21,10 @@ class HashOfConcatWithNulls(PythonRule):
     Finds a hash (`F.md5`, `F.sha1`, `F.sha2`, `F.crc32`, `F.hash`,
     `F.xxhash64`) of `F.concat_ws(sep, ...)` or `F.concat(...)` over two
     or more columns that may be null: the way row keys and change-detection
-    fingerprints are built (`md5(concat_ws("||", *cols))`). A column wrapped
-    in `F.coalesce(c, F.lit(...))` (or `nvl`, `ifnull`), a literal, and
-    other values that are never null do not count; `*cols` counts as two
+    fingerprints are built (`md5(concat_ws("||", *cols))`). A column with a
+    default for the null case anywhere in it (`F.coalesce(c, F.lit(...))`,
+    `nvl`, `ifnull`, also under `cast`/`upper`/`trim`, or a `F.when(c.isNull(),
+    marker)`), a literal, and other values that are never null do not count; `*cols` counts as two
     or more, unless `cols` is a list the code builds of such columns. The
     joined column may be held in a name first (`column = F.concat_ws(...)`).
 
@@ -79,6 +81,8 @@ class HashOfConcatWithNulls(PythonRule):
     valid = (
         Valid(_SETUP + "k = F.md5(F.concat_ws('|', F.coalesce(F.trim('id'), F.lit('')), F.coalesce('email', F.lit(''))))\n"),
         Valid(_SETUP + "k = F.sha2(F.concat(F.col('ssn'), F.lit('pepper')), 256)\n"),
+        Valid(_SETUP + "k = F.md5(F.concat_ws('|', F.upper(F.trim(F.coalesce('email', F.lit('')))),\n"
+              "                             F.when(F.col('phone').isNull(), F.lit('\\\\N')).otherwise(F.col('phone'))))\n"),
         Valid(_SETUP + "k = F.md5(F.concat_ws('|', 'id', F.lit('v2')))\n"),
         Valid(_SETUP + "k = F.sha2(F.to_json(F.struct('id', 'email')), 256)\n"),
         Valid("import hashlib\nkey = hashlib.md5('|'.join(['a', 'b']).encode()).hexdigest()\n"),
@@ -130,8 +134,18 @@ class HashOfConcatWithNulls(PythonRule):
         return 2
 
     def _null_safe(self, value) -> bool:
+        """A column a null cannot reach: a default for the null case anywhere in it (`F.upper(F.coalesce(c,
+        F.lit("")))`, `F.coalesce(...).cast("string")`, `F.when(F.col(c).isNull(), F.lit("\\N")).otherwise(c)`),
+        or a value that is never null."""
         if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return False  # a column's name
-        if isinstance(value, cst.Call):
-            return self.ctx.semantic.is_function(value.func, _NULL_SAFE)
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                if self.ctx.semantic.is_function(node.func, _NULL_SAFE):
+                    return True
+                if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("isNull", "isNotNull"):
+                    return True  # a branch for the null case (`when(c.isNull(), marker)`)
+            stack.extend(child_nodes(node))
         return False

@@ -94,6 +94,7 @@ class StreamWithoutCheckpoint(PythonRule):
         Valid(_SETUP + "events.writeStream.format('parquet').start('s3://lake/raw', checkpointLocation='s3://lake/_chk')\n"),
         Valid(_SETUP + "events.writeStream.options(checkpointLocation='/chk/e', path='/out').format('json').start()\n"),
         Valid(_SETUP + "events.writeStream.format('console').outputMode('append').start()\n"),
+        Valid(_SETUP + "SINK = 'console'\nevents.writeStream.format(SINK).start()\n"),
         Valid(_SETUP + "spark.conf.set('spark.sql.streaming.checkpointLocation', 's3://lake/_chk')\n"
               "events.writeStream.queryName('events').toTable('lake.events')\n"),
         Valid(_SETUP + "def start(conf):\n    return events.writeStream.options(**conf).toTable('lake.events')\n"),
@@ -128,7 +129,7 @@ class StreamWithoutCheckpoint(PythonRule):
                 keys |= more
             elif name == "format" and sink is None:
                 args = positional_args(call)
-                sink = (literal_string(args[0]) or "?").lower() if args else "?"
+                sink = (self.ctx.semantic.text_of(args[0]) or "?").lower() if args else "?"  # `FORMAT = "console"`
             elif name in ("foreachBatch", "foreach") and sink is None:
                 sink = name
         if method == "start" and positional_args(node) and sink is None:
@@ -143,8 +144,9 @@ class StreamWithoutCheckpoint(PythonRule):
                        "deleted when it stops, so each restart begins again from its starting offsets, writing "
                        f"batches twice or skipping them{reader}")
         else:
-            message = (f"streaming query `{method}()` with no `checkpointLocation`: a file, table or Kafka sink "
-                       f"refuses to start without one (`checkpointLocation must be specified`){reader}")
+            message = (f"streaming query `{method}()` with no `checkpointLocation` in the file: unless the cluster "
+                       "sets `spark.sql.streaming.checkpointLocation`, a file, table or Kafka sink refuses to start "
+                       f"(`checkpointLocation must be specified`){reader}")
         self.ctx.report(self, node, message, start=node.func.attr,
                         help="set one fixed directory per query: `.option(\"checkpointLocation\", "
                              "\"s3://.../_checkpoints/<query>\")`, kept between runs")

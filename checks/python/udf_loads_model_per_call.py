@@ -1,3 +1,4 @@
+import re
 from typing import Optional
 
 import libcst as cst
@@ -15,14 +16,16 @@ _SETUP = (
 # What loads a model or opens a client: by the qualified name the file imports it under.
 _LOADERS = frozenset((
     "sentence_transformers.SentenceTransformer", "sentence_transformers.CrossEncoder", "transformers.pipeline",
-    "joblib.load", "pickle.load", "pickle.loads", "cloudpickle.load", "dill.load", "torch.load", "torch.jit.load",
+    "joblib.load", "pickle.load", "cloudpickle.load", "dill.load", "torch.load", "torch.jit.load",
     "tensorflow.keras.models.load_model", "keras.models.load_model", "tensorflow.saved_model.load",
     "spacy.load", "onnxruntime.InferenceSession", "xgboost.Booster", "lightgbm.Booster", "fasttext.load_model",
     "boto3.client", "boto3.resource", "boto3.Session", "boto3.session.Session", "openai.OpenAI",
     "openai.AzureOpenAI", "requests.Session", "psycopg2.connect", "pymysql.connect", "pyodbc.connect",
 ))
 _LOADER_PREFIXES = ("mlflow.",)  # `mlflow.pyfunc.load_model`, `mlflow.sklearn.load_model`, ...
-_LOADER_METHODS = frozenset(("from_pretrained",))  # `AutoModel.from_pretrained(...)`, any transformers class
+_LOADER_METHODS = frozenset(("from_pretrained",))
+# `PandasUDFType.SCALAR_ITER` / `MAP_ITER`: an iterator UDF declared the old way, without type hints
+_ITERATOR_KINDS = re.compile(r"\b(?:SCALAR_ITER|MAP_ITER)\b")  # `AutoModel.from_pretrained(...)`, any transformers class
 
 
 class UdfLoadsModelPerCall(PythonRule):
@@ -32,14 +35,17 @@ class UdfLoadsModelPerCall(PythonRule):
     whose body loads a model or opens a client on every call: a
     `SentenceTransformer(...)`, `AutoModel.from_pretrained(...)`,
     `transformers.pipeline(...)`, `mlflow.pyfunc.load_model(...)`,
-    `joblib.load` / `pickle.load`, `torch.load`, Keras' `load_model`,
+    `joblib.load` / `pickle.load` (of a file: `pickle.loads` of a value is
+    decoding), `torch.load`, Keras' `load_model`,
     `spacy.load`, an ONNX `InferenceSession`, an XGBoost or LightGBM
     `Booster`, a `boto3` client, an OpenAI client, a `requests.Session()`
     or a database connection.
 
     Not reported: a pandas UDF over an iterator of batches
-    (`Iterator[pd.Series] -> Iterator[pd.Series]`) that loads before its
-    loop (once per partition, the documented way); a load inside an `if`
+    (`Iterator[pd.Series] -> Iterator[pd.Series]`, or the older
+    `PandasUDFType.SCALAR_ITER`) that loads before its loop (once per
+    partition, the documented way); a function declared a UDF twice is
+    reported once; a load inside an `if`
     (a lazy cache: `if _model is None: _model = load()`) or in a function
     that declares it `global`; a load in a helper the UDF calls (not read).
 
@@ -94,6 +100,8 @@ class UdfLoadsModelPerCall(PythonRule):
         Invalid(_SETUP + "import mlflow\n\n@F.udf(StringType())\ndef label(text):\n"
                 "    model = mlflow.pyfunc.load_model('models:/sentiment/Production')\n"
                 "    return str(model.predict(pd.DataFrame({'text': [text]}))[0])\n"),
+        Invalid(_SETUP + "import joblib\n\ndef score(x):\n    return float(joblib.load('/dbfs/m.pkl').predict([[x]])[0])\n\n"
+                "score_udf = F.udf(score, 'double')\nspark.udf.register('score', score, 'double')\n"),
         Invalid(_SETUP + "import boto3\n\ndef translate(text):\n    client = boto3.client('translate')\n"
                 "    return client.translate_text(Text=text, SourceLanguageCode='auto', TargetLanguageCode='en')['TranslatedText']\n\n"
                 "translate_udf = F.udf(translate, StringType())\n"),
@@ -103,6 +111,10 @@ class UdfLoadsModelPerCall(PythonRule):
                 "        yield texts.map(lambda t: [float(len(t))])\n"),
     )
     valid = (
+        Valid(_SETUP + "import joblib\nfrom pyspark.sql.functions import PandasUDFType\n\n"
+              "@F.pandas_udf('double', PandasUDFType.SCALAR_ITER)\ndef predict(batches):\n"
+              "    model = joblib.load('/dbfs/models/m.pkl')\n    for x in batches:\n        yield pd.Series(model.predict(x))\n"),
+        Valid(_SETUP + "import pickle\n\n@F.udf(StringType())\ndef name_of(payload):\n    return pickle.loads(payload)['name']\n"),
         Valid(_SETUP + "from typing import Iterator\nfrom sentence_transformers import SentenceTransformer\n\n"
               "@F.pandas_udf(ArrayType(FloatType()))\ndef embed(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:\n"
               "    model = SentenceTransformer('paraphrase-MiniLM-L6-v2')\n    for texts in batches:\n"
@@ -115,6 +127,10 @@ class UdfLoadsModelPerCall(PythonRule):
         Valid("import joblib\n\ndef score(x):\n    return joblib.load('/models/m.pkl').predict([[x]])\n"),
     )
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._reported: set = set()  # id() of the UDF functions reported
+
     def visit_Call(self, node: cst.Call) -> None:
         self._check(site_for_call(self.ctx, node))
 
@@ -122,17 +138,19 @@ class UdfLoadsModelPerCall(PythonRule):
         self._check(site_for_def(self.ctx, node))
 
     def _check(self, site) -> None:
-        if site is None or site.function is None:
-            return
+        if site is None or site.function is None or id(site.function) in self._reported:
+            return  # (a function declared a UDF twice, `F.udf(f)` and `spark.udf.register("f", f)`: once)
         function = site.function
         body = function.body
         if isinstance(function, cst.FunctionDef) and _declares_global(function):
             return  # a module-level cache the UDF fills once per worker
-        iterator = isinstance(function, cst.FunctionDef) and _takes_iterator(function)
+        iterator = (isinstance(function, cst.FunctionDef) and _takes_iterator(function)) or (
+            site.declared is not None and _ITERATOR_KINDS.search(self.ctx.code_for(site.declared)) is not None)
         found = self._load(body, loop=False, iterator=iterator)
         if found is None:
             return
         call, shown = found
+        self._reported.add(id(function))
         per = "Arrow batch (10,000 rows by default)" if site.factory == "pandas_udf" else "row"
         self.ctx.report(
             self,

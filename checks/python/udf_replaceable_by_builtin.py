@@ -93,7 +93,7 @@ class _Scan:
                     isinstance(e, cst.Element) and self.ok(e.value) for e in node.elements):
                 return False
             # `lambda x, y: (x, y)` with a struct return type: `F.struct`; `[x, y]`: `F.array`
-            self.add("F.struct" if isinstance(node, cst.Tuple) else "F.array")
+            self.add("F.struct (F.array for an array return type)" if isinstance(node, cst.Tuple) else "F.array")
             return True
         if isinstance(node, cst.Call):
             return self.call(node)

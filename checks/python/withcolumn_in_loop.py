@@ -177,7 +177,9 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         if not self.ctx.semantic.is_dataframe(root) or _checkpoints(self.loops[-1]):
             return  # a loop that checkpoints every few rounds keeps its plan short on purpose
         items = self._short_literal_loop()
-        if items:  # `for c in ["start", "end"]`: a fixed chain of projections written as a loop
+        if items in (0, 1):
+            return  # `for c in ["a"]`, `for c in []`: one projection or none, nothing to merge
+        if items > 1:  # `for c in ["start", "end"]`: a fixed chain of projections written as a loop
             message = (f"`{target.value} = {target.value}.{method}(...)` in a loop over {items} fixed names adds "
                        f"{items} projections to the plan where one would do")
         else:
@@ -194,17 +196,17 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
 
     def _short_literal_loop(self) -> int:
         """How many items a `for` over a literal list, tuple or set (or a name bound once to one) of at most
-        `max-chain` items goes through; 0 for any other loop."""
+        `max-chain` items goes through; -1 for any other loop."""
         loop = self.loops[-1]
         if not isinstance(loop, cst.For):
-            return 0
+            return -1
         items = loop.iter
         if isinstance(items, cst.Name):
             items = self.ctx.semantic.assigned_expression(items.value)
         if isinstance(items, (cst.List, cst.Tuple, cst.Set)) and len(items.elements) <= self.opts["max-chain"] \
                 and all(isinstance(e, cst.Element) for e in items.elements):
             return len(items.elements)
-        return 0
+        return -1
 
     def _helper_in_loop(self, assign: cst.Assign, target: cst.Name, call: cst.Call) -> None:
         """`df = add_column(df, c)` in a loop, where this file's `add_column` returns its first parameter with a
