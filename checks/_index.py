@@ -227,7 +227,7 @@ MODULES = {
     'python/count_threshold_check.py': 8346,
     'python/cross_join.py': 4617,
     'python/dataframe_to_rdd.py': 12217,
-    'python/discarded_transformation.py': 14755,
+    'python/discarded_transformation.py': 14608,
     'python/distinct_after_join.py': 2987,
     'python/driver_clock_in_expression.py': 17328,
     'python/drop_before_write.py': 6655,

@@ -7,6 +7,7 @@ from checks.python._fixes import replace, source
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import NA
 from linter.sources import NOTEBOOK_KINDS
+from linter.sources.notebook import is_cell_marker
 from linter.sources.python import child_nodes
 
 _SETUP = (
@@ -25,9 +26,7 @@ _TRANSFORMATIONS = frozenset((
 ))
 _NA = frozenset(("fill", "drop", "replace"))  # `df.na.fill(...)`
 _CHECKPOINTS = frozenset(("checkpoint", "localCheckpoint"))
-# where a source notebook's next cell starts: Databricks' `# COMMAND ----------`, Fabric's `# CELL ****...`
 _RAISES = re.compile(r"(?i)raises")  # `pytest.raises(...)`, `self.assertRaises(...)`
-_CELL_MARKER = re.compile(r"#\s*(?:COMMAND -{5,}|(?:CELL|MARKDOWN|METADATA) \*{5,})")
 
 
 class DiscardedTransformation(PythonRule):
@@ -223,7 +222,7 @@ class DiscardedTransformation(PythonRule):
         if index == len(body) - 1:
             return True
         # a source notebook (Databricks, Fabric): the next statement starts a cell when a marker comes before it
-        if any(line.comment is not None and _CELL_MARKER.match(line.comment.value)
+        if any(line.comment is not None and is_cell_marker(line.comment.value)
                for line in getattr(body[index + 1], "leading_lines", ())):
             return True
         cells = unit.line_map  # a Jupyter notebook's cells joined: each row's cell

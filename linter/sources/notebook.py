@@ -46,6 +46,12 @@ FABRIC_HEADER = "# Fabric notebook source"
 _COMMAND = re.compile(r"^# COMMAND -+\s*$")
 # Microsoft Fabric's git format: each cell opens with one of these lines and its `# META` JSON follows it.
 _FABRIC_CELL = re.compile(r"^# (?:PARAMETERS CELL|CELL|MARKDOWN|METADATA) \*{4,}\s*$")
+
+
+def is_cell_marker(line: str) -> bool:
+    """Whether a comment line starts a source notebook's cell: Databricks' `# COMMAND ----------`, Fabric's
+    `# CELL ****...` (and its MARKDOWN, METADATA and PARAMETERS CELL lines)."""
+    return _COMMAND.match(line) is not None or _FABRIC_CELL.match(line) is not None
 _SQL_COMMAND = re.compile(r"^-- COMMAND -+\s*$")
 _MAGIC = re.compile(r"^# MAGIC ?")
 _SQL_MAGIC = re.compile(r"^-- MAGIC ?")
