@@ -1,3 +1,5 @@
+import re
+
 import libcst as cst
 
 from checks.python._callees import (
@@ -125,6 +127,12 @@ class RepeatedActionWithoutCache(PythonRule):
     predictions) is mended by the same `cache()`, and one finding per
     frame says so without repeating itself.
 
+    The micro-batch a `foreachBatch` callback of this file is given counts
+    as expensive too: each action on it reads the batch from the stream's
+    source again (Kafka, files), so writing it to two places without
+    `persist()` reads it twice, as Databricks' guide on `foreachBatch`
+    warns.
+
     With `--preview`, a plain read of a row format made in this file (CSV,
     JSON, text, XML or Avro files, a JDBC query; with only filters and
     column changes after it) materialised by two full actions (`count`,
@@ -179,6 +187,11 @@ class RepeatedActionWithoutCache(PythonRule):
         Invalid(_SETUP + "totals = orders.groupBy('day').agg(F.sum('amount'))\na = totals.collect()\nb = totals.toPandas()\n"),
         Invalid(_SETUP + "enriched = orders.join(customers, 'customer_id')\nenriched.count()\nenriched.show()\n"
                 "enriched.write.parquet('/x')\nenriched.toPandas()\n"),
+        Invalid(_SETUP + "from pyspark.sql import DataFrame\ndef fan_out(batch_df: DataFrame, batch_id: int) -> None:\n"
+                "    batch_df.write.mode('append').saveAsTable('lake.events')\n"
+                "    batch_df.filter(\"type = 'error'\").write.mode('append').saveAsTable('lake.errors')\n\n"
+                "events = spark.readStream.table('raw.events')\n"
+                "events.writeStream.foreachBatch(fan_out).option('checkpointLocation', '/chk').start()\n"),
         Invalid(_SETUP + "t = orders.distinct()\nt.write.mode('overwrite').parquet('/x')\nprint(t.limit(5).collect())\n"),
         Invalid(_SETUP + "joined = orders.join(customers, 'customer_id').cache()\n"
                 "daily = joined.groupBy('day').count()\ndaily.collect()\ndaily.toPandas()\n"),
@@ -226,6 +239,13 @@ class RepeatedActionWithoutCache(PythonRule):
                 "    def publish(self):\n        self.enriched.groupBy('country').count().show()\n"),
     )
     valid = (
+        Valid(_SETUP + "from pyspark.sql import DataFrame\ndef fan_out(batch_df: DataFrame, batch_id: int) -> None:\n"
+              "    batch_df.persist()\n    batch_df.write.mode('append').saveAsTable('lake.events')\n"
+              "    batch_df.filter(\"type = 'error'\").write.mode('append').saveAsTable('lake.errors')\n"
+              "    batch_df.unpersist()\n\nevents = spark.readStream.table('raw.events')\n"
+              "events.writeStream.foreachBatch(fan_out).option('checkpointLocation', '/chk').start()\n"),
+        Valid(_SETUP + "from pyspark.sql import DataFrame\ndef save(df: DataFrame, path: str) -> None:\n"
+              "    df.write.mode('append').parquet(path)\n    df.write.mode('append').json(path + '_json')\n"),
         Valid(_SETUP + "joined = orders.join(customers, 'customer_id').cache()\n"
               "top = joined.orderBy(F.desc('amount')).limit(5000)\n"
               "a = top.agg(F.max('amount')).collect()\nb = top.agg(F.min('amount')).collect()\n"),
@@ -426,6 +446,9 @@ class RepeatedActionWithoutCache(PythonRule):
                 _scored(semantic, value.node or (semantic.assigned_expression(name) if name else None)):
             flags.add("model")
         plain = not ({"shuffle", "model", "udf"} & flags)
+        if plain and "cached" not in flags and name is not None and self._batch_parameter(name):
+            flags.add("batch")  # a foreachBatch callback's micro-batch: each action reads it from the source again
+            plain = False
         if "cached" in flags or (plain and not (self.ctx.settings.preview and _read_here(value)
                                                 and _row_format_source(self.ctx.semantic, value))):
             return
@@ -449,6 +472,7 @@ class RepeatedActionWithoutCache(PythonRule):
                 "joins and shuffles included" if "shuffle" in flags else
                 "the model's scoring of every row included" if "model" in flags else
                 "every row's Python UDF call included" if "udf" in flags else
+                "the micro-batch, read from the stream's source again" if "batch" in flags else
                 "a plain read: its source is scanned again")
         self.ctx.report(
             self,
@@ -457,6 +481,21 @@ class RepeatedActionWithoutCache(PythonRule):
             help=f"`cache()` (or `persist()`) `{name}` before its first action, and `unpersist()` it after the last",
             start=node.func.attr if isinstance(node.func, cst.Attribute) else node.func,
         )
+
+    def _batch_parameter(self, name: str) -> bool:
+        """Whether ``name`` is the micro-batch parameter of the function being walked, a `foreachBatch` callback of
+        this file (`def fan_out(batch_df, batch_id)` and `.foreachBatch(fan_out)`, or a method and
+        `.foreachBatch(self.fan_out)`)."""
+        function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+        if function is None:
+            return False
+        params = [p.name.value for p in function.params.params]
+        if params and params[0] in ("self", "cls"):
+            params = params[1:]
+        if len(params) != 2 or params[0] != name:
+            return False
+        pattern = rf"foreachBatch\(\s*(?:self\.)?{re.escape(function.name.value)}\s*\)"
+        return re.search(pattern, self.ctx.unit.text or "") is not None
 
     def _evaluated(self, node: cst.Call):
         """The DataFrame an ML evaluator's `evaluate(df)` runs a job over, or None."""
