@@ -948,10 +948,6 @@ _CONDITION_METHODS = frozenset((
 ))
 
 
-_AGGREGATE_NAMES = frozenset(name.lower() for name in AGGREGATES) | {"approx_percentile", "std", "stddev"}
-_SQL_CALL = re.compile(r"(?is)\s*([a-z_][a-z0-9_]*)\s*\((.*)\)\s*(?:as\s+`?\w+`?)?\s*")
-
-
 def _template_text(node):
     """A string literal's text, or an f-string's with each field as `x` (enough to see what it calls)."""
     if isinstance(node, cst.FormattedString):
@@ -960,12 +956,9 @@ def _template_text(node):
 
 
 def _aggregate_text(text) -> bool:
-    """SQL text that is one aggregate function call, perhaps aliased (`percentile_approx(ms, 0.5) AS median`,
-    `count(*)`); not a window (`... OVER (...)`)."""
-    if not text:
-        return False
-    m = _SQL_CALL.fullmatch(text)
-    return m is not None and m.group(1).lower() in _AGGREGATE_NAMES and not re.search(r"(?i)\bover\b", text)
+    """SQL text of an aggregate over the whole frame (`percentile_approx(ms, 0.5) AS median`, `count(*)`), not a
+    window (`... OVER (...)`): what `sql_bound` says of the SELECT it would be, one row."""
+    return bool(text) and sql_bound(f"SELECT {text} FROM spk_frame") == 1
 
 
 def _sql_passed(function, call: cst.Call, skip: int):
