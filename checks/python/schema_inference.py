@@ -5,6 +5,7 @@ import libcst as cst
 from checks.python._literals_and_reads import falsy, reader_chain, reader_options, truthy
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, RDD, READER, UNBOUNDED, literal_string, method_name, positional_args
+from linter.semantic.scopes import _written_key, written_spellings
 from linter.sources.python import child_nodes
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
@@ -68,17 +69,10 @@ def _text(semantic, node, strings: dict):
     return "".join(out)
 
 
-def _place(text, table: bool):
-    """Where a write puts a frame or a read takes one: `table:x` for a table (Fabric's `Tables/x` path is the
-    lakehouse table `x`), `path:p` for another path; None when the text is not known."""
-    if not text:
-        return None
-    text = text.rstrip("/")
-    if table:
-        return "table:" + text
-    if text.startswith("Tables/") and text.count("/") == 1:
-        return "table:" + text[len("Tables/"):]
-    return "path:" + text
+def _places(text) -> frozenset:
+    """The spellings a table or path written or read goes by, as the model matches writes with reads
+    (`Tables/x` is the lakehouse table `x`; table names in any case); empty when the text is not known."""
+    return frozenset(written_spellings(_written_key(text))) if text else frozenset()
 
 
 class SchemaInference(PythonRule):
@@ -292,13 +286,14 @@ class SchemaInference(PythonRule):
             return True
         # written where a later read takes it back whole (the tutorials' round trip through a table)
         written, reads = self._round_trips()
+        places = written.get(target, frozenset())
         return any(name is _WHOLE or name is not None and _to_driver(name).search(text)
-                   for place, name in reads if place in written.get(target, ()))
+                   for spellings, name in reads if spellings & places)
 
     def _round_trips(self):
         """(name -> the places its frame is written to, [(place, what becomes of a read of it: see _read_into)])
         of the module: `df.write...save("Tables/x")` / `saveAsTable("x")`, `data = spark.read...load("Tables/x")` /
-        `spark.table("x")`. A place is `table:x` or `path:p` (Fabric's `Tables/x` is the table `x`)."""
+        `spark.table("x")`. A place is the set of its spellings (see ``_places``)."""
         found = self.ctx.memo.get("\0round trips")
         if found is not None:
             return found
@@ -328,13 +323,13 @@ class SchemaInference(PythonRule):
                     root = root.func.value
                 if args and isinstance(root, cst.Attribute) and root.attr.value == "write" and \
                         isinstance(root.value, cst.Name):
-                    place = _place(_text(semantic, args[0], strings), method_name(node) == "saveAsTable")
+                    place = _places(_text(semantic, args[0], strings))
                     if place:
-                        written.setdefault(root.value.value, set()).add(place)
+                        written[root.value.value] = written.get(root.value.value, frozenset()) | place
             elif isinstance(node, cst.Call) and method_name(node) in ("load", "table"):
                 args = positional_args(node)
                 value = semantic.infer(node) if args else None
-                place = _place(semantic.text_of(args[0]), method_name(node) == "table") if args else None
+                place = _places(semantic.text_of(args[0])) if args else None
                 if place and value is not None and value.kind == DATAFRAME:
                     found_reads.append((place, node))
         reads = [(place, _read_into(read, parents)) for place, read in found_reads]
