@@ -62,6 +62,13 @@ class CalleeAction(NamedTuple):
     call: cst.Call | None = None  # the action's call in the callee's body (its chain: `spark.sql(...).rdd...`)
 
 
+def module_function(ctx, name: str):
+    """The one top-level `def name` of the module, also one defined further down than the walk has come (a
+    call in a function body runs once the module is loaded); None when there is none or several."""
+    defined = [s for s in ctx.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
+    return defined[0] if len(defined) == 1 else None
+
+
 def callee_definition(ctx, call: cst.Call):
     """The `FunctionDef` or `Lambda` this call runs when this file defines it, with how many leading parameters
     the call does not pass (`self`, `cls`); (None, 0) otherwise."""

@@ -21,6 +21,13 @@ _LOOKS = frozenset({"show", "display", "printSchema", "explain", "limit", "head"
                     "select", "filter", "where", "orderBy", "sort", "distinct"})
 
 
+def _untyped(node):
+    """``node`` without the `.cast(...)`, `.astype(...)` and `.alias(...)` around it."""
+    while isinstance(node, cst.Call) and method_name(node) in ("cast", "astype", "alias"):
+        node = node.func.value
+    return node
+
+
 def _discarded(ancestors: list) -> bool:
     """Whether the frame made by the call at ``ancestors[-1]`` is thrown away: the statement is the call itself,
     or only looked at (`df.na.replace(...)` alone, `df.fillna("N/A").show()`, `display(df.fillna(""))`), never
@@ -148,8 +155,7 @@ class SentinelNullValue(PythonRule):
 
     def _sentinel(self, node) -> Optional[str]:
         self._indirect = False
-        while isinstance(node, cst.Call) and method_name(node) in ("cast", "astype", "alias"):
-            node = node.func.value  # `F.lit("").cast("string")`: the placeholder, typed
+        node = _untyped(node)  # `F.lit("").cast("string")`: the placeholder, typed
         if isinstance(node, cst.Call) and self.ctx.semantic.is_function(node.func, {"lit"}):
             args = positional_args(node)
             node = args[0] if args else None
@@ -255,9 +261,7 @@ class SentinelNullValue(PythonRule):
             if receiver is None or receiver.kind != DATAFRAME:
                 return
             value = node.args[1].value
-            typed = value
-            while isinstance(typed, cst.Call) and method_name(typed) in ("cast", "astype", "alias"):
-                typed = typed.func.value
+            typed = _untyped(value)
             if isinstance(typed, cst.Call) and semantic.is_function(typed.func, {"lit"}):
                 text = self._sentinel(value)
                 if text is not None:

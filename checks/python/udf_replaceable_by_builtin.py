@@ -4,6 +4,7 @@ import libcst as cst
 
 from checks.python._builtin_fix import NoFix, instantiate, template
 from checks.python._fixes import atom, functions_alias, source
+from checks.python._callees import module_function
 from checks.python._udf import substituted, inlined_body_expression, site_for_call, site_for_def
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
@@ -247,8 +248,9 @@ class _Scan:
         bound = self.ctx.semantic.lookup(func.value)
         if bound is not None and bound.kind != FUNCTION:
             return False
-        definition = next((s for s in self.ctx.module.body if isinstance(s, cst.FunctionDef)
-                           and s.name.value == func.value and not s.decorators), None)
+        definition = module_function(self.ctx, func.value)
+        if definition is not None and definition.decorators:
+            definition = None
         body = inlined_body_expression(definition) if definition is not None else None
         if body is None or body[2]:
             return False

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from checks.python._callees import callee_definition
+from checks.python._callees import callee_definition, module_function
 from checks.python._driver import shown
 from checks.python._fixes import replace, source
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
@@ -217,9 +217,7 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         definition, skipped = callee_definition(self.ctx, call)
         name = call.func.value if isinstance(call.func, cst.Name) else None
         if definition is None and name is not None and self.ctx.semantic.bindings(name) <= 1:
-            # a module function defined further down, called from a function body: bound when the call runs
-            defined = [s for s in self.ctx.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
-            definition = defined[0] if len(defined) == 1 else None
+            definition = module_function(self.ctx, name)  # defined further down, bound when the call runs
         if not isinstance(definition, cst.FunctionDef) or skipped:
             return
         params = definition.params.params
