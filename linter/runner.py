@@ -142,18 +142,17 @@ def _batches(tasks: list, total: int, jobs: int) -> list[list]:
     """
     from linter.neighbours import folder_of, is_notebook
 
-    units: dict = {}  # a folder holding a notebook, or a file of no such folder -> its tasks
-    notebook_folders = {folder_of(t[1]) for t in tasks if is_notebook(t[1], t[2])}
+    folders = [folder_of(t[1]) for t in tasks]
+    notebook_folders = {folder for folder, t in zip(folders, tasks) if is_notebook(t[1], t[2])}
     sizes: dict = {}
-    for task in tasks:
-        folder = folder_of(task[1])
+    for folder, task in zip(folders, tasks):
         if folder in notebook_folders:
             sizes[folder] = sizes.get(folder, 0) + len(task[2])
     # (a folder holding half a process's share or more is cut as usual: one worker alone on it would leave the
     # others idle, which costs more than parsing some neighbours twice)
     kept = {folder for folder, size in sizes.items() if size < max(32 * 1024, total // (2 * max(1, jobs)))}
-    for task in tasks:
-        folder = folder_of(task[1])
+    units: dict = {}  # a folder holding a notebook kept together, or one file -> its tasks
+    for folder, task in zip(folders, tasks):
         units.setdefault(folder if folder in kept else task[1], []).append(task)
     groups = sorted((sorted(group, key=lambda t: -len(t[2])) for group in units.values()),
                     key=lambda group: -sum(len(t[2]) for t in group))

@@ -46,12 +46,6 @@ FABRIC_HEADER = "# Fabric notebook source"
 _COMMAND = re.compile(r"^# COMMAND -+\s*$")
 # Microsoft Fabric's git format: each cell opens with one of these lines and its `# META` JSON follows it.
 _FABRIC_CELL = re.compile(r"^# (?:PARAMETERS CELL|CELL|MARKDOWN|METADATA) \*{4,}\s*$")
-
-
-def is_cell_marker(line: str) -> bool:
-    """Whether a comment line starts a source notebook's cell: Databricks' `# COMMAND ----------`, Fabric's
-    `# CELL ****...` (and its MARKDOWN, METADATA and PARAMETERS CELL lines)."""
-    return _COMMAND.match(line) is not None or _FABRIC_CELL.match(line) is not None
 _SQL_COMMAND = re.compile(r"^-- COMMAND -+\s*$")
 _MAGIC = re.compile(r"^# MAGIC ?")
 _SQL_MAGIC = re.compile(r"^-- MAGIC ?")
@@ -378,8 +372,14 @@ def _without_continuation(line: str) -> str:
 _PARSED: dict = {}
 
 
+def is_cell_marker(line: str) -> bool:
+    """Whether a comment line starts a source notebook's cell: Databricks' `# COMMAND ----------`, Fabric's
+    `# CELL ****...` (and its MARKDOWN, METADATA and PARAMETERS CELL lines)."""
+    return _COMMAND.match(line) is not None or _FABRIC_CELL.match(line) is not None
+
+
 def _parses(text: str) -> bool:
-    """Whether CPython reads the text, remembered for the last 1,024 texts asked."""
+    """Whether CPython reads the text, remembered by digest for up to 1,024 texts (then forgotten at once)."""
     key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     known = _PARSED.get(key)
     if known is None:
