@@ -264,7 +264,7 @@ MODULES = {
     'python/redundant_dedup_around_groupby.py': 11005,
     'python/repartition_not_by_keys.py': 13840,
     'python/repartition_to_one.py': 5893,
-    'python/repeated_action_without_cache.py': 35285,
+    'python/repeated_action_without_cache.py': 36896,
     'python/schema_inference.py': 21852,
     'python/select_star_on_dataframe.py': 6415,
     'python/self_join_without_alias.py': 7868,

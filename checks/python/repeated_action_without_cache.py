@@ -1,5 +1,3 @@
-import re
-
 import libcst as cst
 
 from checks.python._callees import (
@@ -127,7 +125,9 @@ class RepeatedActionWithoutCache(PythonRule):
     predictions) is mended by the same `cache()`, and one finding per
     frame says so without repeating itself.
 
-    The micro-batch a `foreachBatch` callback of this file is given counts
+    The micro-batch a `foreachBatch` callback of this file is given (the
+    function named there, the one a lambda or `functools.partial` hands the
+    batch to, or the inner function a factory called there returns) counts
     as expensive too: each action on it reads the batch from the stream's
     source again (Kafka, files), so writing it to two places without
     `persist()` reads it twice, as Databricks' guide on `foreachBatch`
@@ -193,6 +193,18 @@ class RepeatedActionWithoutCache(PythonRule):
                 "events = spark.readStream.table('raw.events')\n"
                 "events.writeStream.foreachBatch(fan_out).option('checkpointLocation', '/chk').start()\n"),
         Invalid(_SETUP + "t = orders.distinct()\nt.write.mode('overwrite').parquet('/x')\nprint(t.limit(5).collect())\n"),
+        Invalid(_SETUP + "def upsert(spark, batch, epoch, table):\n"
+                "    batch.write.mode('append').saveAsTable(table)\n"
+                "    batch.write.mode('append').saveAsTable(table + '_audit')\n\n"
+                "events = spark.readStream.table('raw.events')\n"
+                "events.writeStream.foreachBatch(lambda df, i: upsert(spark, df, i, 'lake.events'))"
+                ".option('checkpointLocation', '/chk').start()\n"),
+        Invalid(_SETUP + "def make_upsert(table):\n    def upsert(micro, epoch):\n"
+                "        micro.write.mode('append').saveAsTable(table)\n"
+                "        micro.write.mode('append').saveAsTable(table + '_audit')\n    return upsert\n\n"
+                "events = spark.readStream.table('raw.events')\n"
+                "events.writeStream.foreachBatch(make_upsert('lake.events')).option('checkpointLocation', '/chk')"
+                ".start()\n"),
         Invalid(_SETUP + "joined = orders.join(customers, 'customer_id').cache()\n"
                 "daily = joined.groupBy('day').count()\ndaily.collect()\ndaily.toPandas()\n"),
         Invalid(_SETUP + "top = orders.join(customers, 'customer_id').orderBy('amount').limit(10)\n"
@@ -244,6 +256,12 @@ class RepeatedActionWithoutCache(PythonRule):
               "    batch_df.filter(\"type = 'error'\").write.mode('append').saveAsTable('lake.errors')\n"
               "    batch_df.unpersist()\n\nevents = spark.readStream.table('raw.events')\n"
               "events.writeStream.foreachBatch(fan_out).option('checkpointLocation', '/chk').start()\n"),
+        Valid(_SETUP + "def make_saver(table):\n    def save(micro, epoch):\n"
+              "        micro.write.mode('append').saveAsTable(table)\n"
+              "        micro.write.mode('append').saveAsTable(table + '_audit')\n    return save\n\n"
+              "events = spark.readStream.table('raw.events')\n"
+              "events.writeStream.foreachBatch(make_upsert('lake.events')).option('checkpointLocation', '/chk')"
+              ".start()\n"),
         Valid(_SETUP + "from pyspark.sql import DataFrame\ndef save(df: DataFrame, path: str) -> None:\n"
               "    df.write.mode('append').parquet(path)\n    df.write.mode('append').json(path + '_json')\n"),
         Valid(_SETUP + "joined = orders.join(customers, 'customer_id').cache()\n"
@@ -484,18 +502,18 @@ class RepeatedActionWithoutCache(PythonRule):
 
     def _batch_parameter(self, name: str) -> bool:
         """Whether ``name`` is the micro-batch parameter of the function being walked, a `foreachBatch` callback of
-        this file (`def fan_out(batch_df, batch_id)` and `.foreachBatch(fan_out)`, or a method and
-        `.foreachBatch(self.fan_out)`)."""
-        function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
-        if function is None:
+        this file (`def fan_out(batch_df, batch_id)` and `.foreachBatch(fan_out)`, a method and
+        `.foreachBatch(self.fan_out)`, a function a lambda or `functools.partial` hands the batch to, or the inner
+        function a factory returns)."""
+        functions = [a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)]
+        if not functions:
             return False
+        function = functions[0]
+        place = self.ctx.semantic.batch_parameter(function, functions[1] if len(functions) > 1 else None)
         params = [p.name.value for p in function.params.params]
         if params and params[0] in ("self", "cls"):
             params = params[1:]
-        if len(params) != 2 or params[0] != name:
-            return False
-        pattern = rf"foreachBatch\(\s*(?:self\.)?{re.escape(function.name.value)}\s*\)"
-        return re.search(pattern, self.ctx.unit.text or "") is not None
+        return place is not None and place < len(params) and params[place] == name
 
     def _evaluated(self, node: cst.Call):
         """The DataFrame an ML evaluator's `evaluate(df)` runs a job over, or None."""

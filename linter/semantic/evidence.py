@@ -81,10 +81,18 @@ FOREIGN_MODULES = (
     "geopandas", "numpy", "pyspark.pandas", "databricks.koalas", "koalas",
 )
 
-# `writeStream.foreachBatch(fn)`, AWS Glue's `glueContext.forEachBatch(frame=..., batch_function=fn, ...)`
+# `writeStream.foreachBatch(fn)`, AWS Glue's `glueContext.forEachBatch(frame=..., batch_function=fn, ...)`, and
+# `foreachBatch(functools.partial(fn, table="t"))` (keywords only: a bound positional would shift the batch)
 _BATCH_FUNCTION = re.compile(
-    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?(?:self\.)?([A-Za-z_]\w*)\s*\)|\bbatch_function\s*=\s*(?:self\.)?([A-Za-z_]\w*)"
+    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?(?:self\.)?([A-Za-z_]\w*)"
+    r"\s*(?:\)|,\s*\w+\s*=)|\bbatch_function\s*=\s*(?:self\.)?([A-Za-z_]\w*)"
 )
+# `foreachBatch(lambda df, epoch: upsert(spark, df, epoch))`: the function the lambda hands its batch to, at a place
+_BATCH_LAMBDA = re.compile(
+    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?lambda\s+(\w+)\s*,\s*\w+\s*:\s*(?:self\.)?([A-Za-z_]\w*)\s*\(([^()]*)\)"
+)
+# `foreachBatch(make_upsert(spark, "t"))`: a factory whose returned inner function is the callback
+_BATCH_FACTORY = re.compile(r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?(?:self\.)?([A-Za-z_]\w*)\s*\(")
 # Calls whose argument is a Spark DataFrame (qualified names after imports are resolved).
 DATAFRAME_TAKING = frozenset({"awsglue.dynamicframe.DynamicFrame.fromDF", "pyspark.sql.functions.broadcast"})
 _MEMBER = None  # compiled on first use: `.` and the name of a watched member, one alternation (scanned in C)
@@ -216,18 +224,46 @@ class Evidence:
     def __init__(self):
         self._scanned: dict = {}  # id(scope node) -> {key: Value or False}
         self._watched: Optional[set] = None  # keys the file's text uses with a watched member
-        self._batch_functions: Optional[set] = None
+        self._batch_functions: Optional[tuple] = None  # see _batch_callbacks
         self._file_names: Optional[frozenset] = None  # every name the file binds; None until asked
 
-    def batch_function(self, name: str) -> bool:
-        """Whether ``name`` is given to ``writeStream.foreachBatch``: its first parameter is a DataFrame."""
+    def _batch_callbacks(self) -> tuple:
+        """The file's `foreachBatch` callbacks, read from its text once: {function name: the position of its
+        micro-batch parameter} and the names of the factories whose returned function is one."""
         if self._batch_functions is None:
             text = self.text or ""
-            self._batch_functions = (
-                {a or b for a, b in _BATCH_FUNCTION.findall(text)} if "achBatch" in text or "batch_function" in text
-                else set()
-            )
-        return name in self._batch_functions
+            places, factories = {}, set()
+            if "achBatch" in text or "batch_function" in text:
+                for a, b in _BATCH_FUNCTION.findall(text):
+                    places.setdefault(a or b, 0)
+                for batch, function, args in _BATCH_LAMBDA.findall(text):
+                    given = [a.strip() for a in args.split(",")]
+                    if batch in given:
+                        places.setdefault(function, given.index(batch))
+                factories = set(_BATCH_FACTORY.findall(text)) - {"partial", "functools"}
+            self._batch_functions = (places, factories)
+        return self._batch_functions
+
+    def batch_function(self, name: str) -> bool:
+        """Whether ``name`` is given to ``writeStream.foreachBatch`` (directly, through ``functools.partial`` or a
+        lambda): one of its parameters is each micro-batch's DataFrame."""
+        return name in self._batch_callbacks()[0]
+
+    def batch_parameter(self, node, enclosing=None) -> Optional[int]:
+        """The position (after ``self``) of the micro-batch among the parameters of function ``node`` if it is a
+        `foreachBatch` callback of this file, else None. ``enclosing`` is the function it is defined in, if any: the
+        inner function a factory returns (`def make_upsert(t): def upsert(df, i): ...; return upsert` and
+        `foreachBatch(make_upsert("t"))`) is a callback too."""
+        places, factories = self._batch_callbacks()
+        name = node.name.value
+        if name in places:
+            return places[name]
+        if isinstance(enclosing, cst.FunctionDef) and enclosing.name.value in factories and any(
+                isinstance(line, cst.SimpleStatementLine) and isinstance(line.body[0], cst.Return)
+                and isinstance(line.body[0].value, cst.Name) and line.body[0].value.value == name
+                for line in _body(enclosing)):
+            return 0
+        return None
 
     def _watched_keys(self) -> set:
         if self._watched is None:

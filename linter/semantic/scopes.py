@@ -418,16 +418,15 @@ class Scopes:
         scope = _Scope("function", node)
         self.scopes.append(scope)
         params = node.params
-        batch = self.batch_function(node.name.value)
+        enclosing = self.scopes[-2].node if len(self.scopes) > 1 and self.scopes[-2].kind == "function" else None
+        batch = self.batch_parameter(node, enclosing)
         in_class = len(self.scopes) > 1 and self.scopes[-2].kind == "class"
+        if batch is not None and in_class and not node.decorators:
+            batch += 1  # `self` comes first: the micro-batch is a later parameter
         for i, p in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
-            if batch and in_class and i == 0 and not node.decorators:
-                scope.names[p.name.value] = None  # `self`: the micro-batch is the next parameter
-                continue
             value = self._param_value(p)
-            if value is None and batch:
+            if value is None and i == batch:
                 value = Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why="`foreachBatch` gives it each micro-batch")
-            batch = False
             scope.names[p.name.value] = scope.params[p.name.value] = value
         for p in (params.star_arg, params.star_kwarg):
             if isinstance(p, cst.Param):
