@@ -1,6 +1,9 @@
+from typing import Optional
+
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic.paths import assignments, own_nodes
 from linter.sources.python import child_nodes
 
 _SETUP = (
@@ -77,6 +80,11 @@ class HashOfConcatWithNulls(PythonRule):
         Invalid(_SETUP + "k = F.xxhash64(F.concat_ws('|', F.coalesce('id', F.lit('')), 'email', 'phone'))\n"),
         Invalid(_SETUP + "def sha2_hash(df, columns, target, delimiter='|'):\n"
                 "    column = F.concat_ws(delimiter, *columns)\n    return df.withColumn(target, F.sha2(column, 256))\n"),
+        Invalid(_SETUP + "def row_key(columns):\n    parts = []\n    for c in columns:\n"
+                "        parts.append(F.col(c).cast('string'))\n    return F.md5(F.concat_ws('|', *parts))\n"),
+        Invalid(_SETUP + "def sha2_hash(columns, delimiter='|', num_bits=256):\n"
+                "    if len(columns) > 1:\n        column = F.concat_ws(delimiter, *columns)\n"
+                "    else:\n        column = F.col(columns[0])\n    return F.sha2(column, num_bits)\n"),
     )
     valid = (
         Valid(_SETUP + "k = F.md5(F.concat_ws('|', F.coalesce(F.trim('id'), F.lit('')), F.coalesce('email', F.lit(''))))\n"),
@@ -84,6 +92,13 @@ class HashOfConcatWithNulls(PythonRule):
         Valid(_SETUP + "k = F.md5(F.concat_ws('|', F.upper(F.trim(F.coalesce('email', F.lit('')))),\n"
               "                             F.when(F.col('phone').isNull(), F.lit('\\\\N')).otherwise(F.col('phone'))))\n"),
         Valid(_SETUP + "k = F.md5(F.concat_ws('|', 'id', F.lit('v2')))\n"),
+        Valid(_SETUP + "def row_key(columns):\n    parts = []\n    for c in columns:\n"
+              "        parts.append(F.coalesce(F.col(c).cast('string'), F.lit('\\\\N')))\n"
+              "    return F.md5(F.concat_ws('|', *parts))\n"),
+        Valid(_SETUP + "def sha2_hash(columns, delimiter='|'):\n"
+              "    if len(columns) > 1:\n"
+              "        column = F.concat_ws(delimiter, *[F.coalesce(F.col(c), F.lit('')) for c in columns])\n"
+              "    else:\n        column = F.col(columns[0])\n    return F.sha2(column, 256)\n"),
         Valid(_SETUP + "k = F.sha2(F.to_json(F.struct('id', 'email')), 256)\n"),
         Valid("import hashlib\nkey = hashlib.md5('|'.join(['a', 'b']).encode()).hexdigest()\n"),
     )
@@ -94,20 +109,18 @@ class HashOfConcatWithNulls(PythonRule):
             return
         inner = node.args[0].value
         at = inner
+        candidates = [inner]
         if isinstance(inner, cst.Name):  # `column = F.concat_ws("|", *cols)`, then `F.sha2(column, 256)`: the hash
-            inner, at = semantic.assigned_expression(inner.value) or inner, node
-        if not isinstance(inner, cst.Call):
+            at = node
+            function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+            # every value a branch of the function may give it (`if len(cols) > 1: column = F.concat_ws(...)`,
+            # `else: column = cols[0]`): a hash of the concatenation on one path is reported
+            candidates = (assignments(function, inner.value) if function is not None else None) or \
+                [semantic.assigned_expression(inner.value)]
+        found = next((c for c in map(self._concatenation, candidates) if c is not None), None)
+        if found is None:
             return
-        if semantic.is_function(inner.func, {"concat_ws"}):
-            parts, joined = inner.args[1:], "concat_ws"
-        elif semantic.is_function(inner.func, {"concat"}):
-            parts, joined = inner.args, "concat"
-        else:
-            return
-        nullable = sum(self._starred(part.value) if part.star else 0 if self._null_safe(part.value) else 1
-                       for part in parts)
-        if nullable < 2:
-            return
+        inner, joined = found
         if joined == "concat_ws":
             message = ("`concat_ws` skips nulls, so rows that differ only in which column is null, "
                        "(`a`, null) and (null, `a`), hash to the same key")
@@ -122,15 +135,42 @@ class HashOfConcatWithNulls(PythonRule):
             start=inner.func if at is inner else None,
         )
 
+    def _concatenation(self, value) -> Optional[tuple]:
+        """(the call, "concat_ws" or "concat") when ``value`` concatenates two or more nullable columns."""
+        semantic = self.ctx.semantic
+        if not isinstance(value, cst.Call):
+            return None
+        if semantic.is_function(value.func, {"concat_ws"}):
+            parts, joined = value.args[1:], "concat_ws"
+        elif semantic.is_function(value.func, {"concat"}):
+            parts, joined = value.args, "concat"
+        else:
+            return None
+        nullable = sum(self._starred(part.value) if part.star else 0 if self._null_safe(part.value) else 1
+                       for part in parts)
+        return (value, joined) if nullable >= 2 else None
+
     def _starred(self, value) -> int:
         """How many nullable columns `*value` may spread: none for a list (or comprehension) of null-safe
-        columns the code builds (`parts = [F.coalesce(c, F.lit("")) for c in cols]`), else two or more."""
+        columns the code builds (`parts = [F.coalesce(c, F.lit("")) for c in cols]`, or `parts = []` and
+        `parts.append(F.coalesce(...))` in the same function), else two or more."""
+        appended = None
         if isinstance(value, cst.Name):
+            function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+            if function is not None:
+                appended = [n.args[0].value for n in own_nodes(function) if isinstance(n, cst.Call) and n.args
+                            and isinstance(n.func, cst.Attribute) and n.func.attr.value == "append"
+                            and isinstance(n.func.value, cst.Name) and n.func.value.value == value.value]
             value = self.ctx.semantic.assigned_expression(value.value) or value
         if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
             return 0 if self._null_safe(value.elt) else 2
         if isinstance(value, (cst.List, cst.Tuple)):
-            return sum(0 if isinstance(e, cst.Element) and self._null_safe(e.value) else 1 for e in value.elements)
+            listed = [e.value for e in value.elements if isinstance(e, cst.Element)]
+            if len(listed) < len(value.elements) or not (listed or appended):
+                return 2  # a starred element, or a list filled another way (`extend`, a helper)
+            # an appended column may be appended many times (in a loop): a nullable one counts as two
+            return sum(0 if self._null_safe(e) else 1 for e in listed) + \
+                sum(0 if self._null_safe(e) else 2 for e in appended or ())
         return 2
 
     def _null_safe(self, value) -> bool:

@@ -318,6 +318,14 @@ def single_assignment(function, name: str):
     """The value of the one ``name = value`` among a function's own statements (nested definitions aside);
     None when it assigns the name never, more than once, or otherwise (a loop target, a parameter). Rules ask
     it too (SPK301's `env = "" if x is None else x`, then `F.lit(env)`)."""
+    found = assignments(function, name)
+    return found[0] if found is not None and len(found) == 1 else None
+
+
+def assignments(function, name: str) -> Optional[list]:
+    """The values of every ``name = value`` among a function's own statements (nested definitions aside), in
+    order: each is what the name may hold after its branch (`if len(cols) > 1: key = F.concat_ws("|", *cols)`
+    / `else: key = cols[0]`). None when the name is bound otherwise too (a parameter, a loop target, `+=`)."""
     found = []
     params = function.params
     if any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params)):
@@ -331,4 +339,4 @@ def single_assignment(function, name: str):
         elif cls in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr) and \
                 getattr(node.target, "value", None) == name:
             return None
-    return found[0] if len(found) == 1 else None
+    return found
