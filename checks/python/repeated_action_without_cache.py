@@ -127,8 +127,9 @@ class RepeatedActionWithoutCache(PythonRule):
 
     The micro-batch a `foreachBatch` callback of this file is given (the
     function named there, the one a lambda or `functools.partial` hands the
-    batch to, or the inner function a factory called there returns) counts
-    as expensive too: each action on it reads the batch from the stream's
+    batch to, the inner function a factory called there returns, or, in a
+    file that picks its callback at run time, a function with the callback's
+    signature, `(batch_df, batch_id)`) counts as expensive too: each action on it reads the batch from the stream's
     source again (Kafka, files), so writing it to two places without
     `persist()` reads it twice, as Databricks' guide on `foreachBatch`
     warns.
@@ -199,6 +200,12 @@ class RepeatedActionWithoutCache(PythonRule):
                 "events = spark.readStream.table('raw.events')\n"
                 "events.writeStream.foreachBatch(lambda df, i: upsert(spark, df, i, 'lake.events'))"
                 ".option('checkpointLocation', '/chk').start()\n"),
+        Invalid(_SETUP + "def upsert(micro_df, batch_id):\n"
+                "    print(f'batch {batch_id}: {micro_df.count()} rows')\n"
+                "    micro_df.write.mode('append').saveAsTable('lake.events')\n\n"
+                "events = spark.readStream.table('raw.events')\n"
+                "events.writeStream.foreachBatch(CALLBACKS[conf['sink']]).option('checkpointLocation', '/chk')"
+                ".start()\n"),
         Invalid(_SETUP + "def make_upsert(table):\n    def upsert(micro, epoch):\n"
                 "        micro.write.mode('append').saveAsTable(table)\n"
                 "        micro.write.mode('append').saveAsTable(table + '_audit')\n    return upsert\n\n"
@@ -256,6 +263,9 @@ class RepeatedActionWithoutCache(PythonRule):
               "    batch_df.filter(\"type = 'error'\").write.mode('append').saveAsTable('lake.errors')\n"
               "    batch_df.unpersist()\n\nevents = spark.readStream.table('raw.events')\n"
               "events.writeStream.foreachBatch(fan_out).option('checkpointLocation', '/chk').start()\n"),
+        Valid(_SETUP + "def upsert(micro_df, batch_id):\n"
+              "    print(f'batch {batch_id}: {micro_df.count()} rows')\n"
+              "    micro_df.write.mode('append').saveAsTable('lake.events')\n"),
         Valid(_SETUP + "def make_saver(table):\n    def save(micro, epoch):\n"
               "        micro.write.mode('append').saveAsTable(table)\n"
               "        micro.write.mode('append').saveAsTable(table + '_audit')\n    return save\n\n"

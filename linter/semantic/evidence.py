@@ -91,6 +91,9 @@ _BATCH_FUNCTION = re.compile(
 _BATCH_LAMBDA = re.compile(
     r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?lambda\s+(\w+)\s*,\s*\w+\s*:\s*(?:self\.)?([A-Za-z_]\w*)\s*\(([^()]*)\)"
 )
+# `def upsert(micro_df, batch_id)`: foreachBatch's signature, by the name of its second parameter
+_STARTS_BATCH = re.compile(r"\b(?:foreachBatch|forEachBatch)\s*\(")
+_BATCH_IDS = frozenset({"batch_id", "batchId", "batchID", "batch_idx", "epoch_id", "epochId", "epochID"})
 # `foreachBatch(make_upsert(spark, "t"))`: a factory whose returned inner function is the callback
 _BATCH_FACTORY = re.compile(r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?(?:self\.)?([A-Za-z_]\w*)\s*\(")
 # Calls whose argument is a Spark DataFrame (qualified names after imports are resolved).
@@ -229,11 +232,13 @@ class Evidence:
 
     def _batch_callbacks(self) -> tuple:
         """The file's `foreachBatch` callbacks, read from its text once: {function name: the position of its
-        micro-batch parameter} and the names of the factories whose returned function is one."""
+        micro-batch parameter}, the names of the factories whose returned function is one, and whether the file
+        starts a `foreachBatch` at all."""
         if self._batch_functions is None:
             text = self.text or ""
-            places, factories = {}, set()
+            places, factories, started = {}, set(), False
             if "achBatch" in text or "batch_function" in text:
+                started = _STARTS_BATCH.search(text) is not None
                 for a, b in _BATCH_FUNCTION.findall(text):
                     places.setdefault(a or b, 0)
                 for batch, function, args in _BATCH_LAMBDA.findall(text):
@@ -241,7 +246,7 @@ class Evidence:
                     if batch in given:
                         places.setdefault(function, given.index(batch))
                 factories = set(_BATCH_FACTORY.findall(text)) - {"partial", "functools"}
-            self._batch_functions = (places, factories)
+            self._batch_functions = (places, factories, started)
         return self._batch_functions
 
     def batch_function(self, name: str) -> bool:
@@ -253,11 +258,18 @@ class Evidence:
         """The position (after ``self``) of the micro-batch among the parameters of function ``node`` if it is a
         `foreachBatch` callback of this file, else None. ``enclosing`` is the function it is defined in, if any: the
         inner function a factory returns (`def make_upsert(t): def upsert(df, i): ...; return upsert` and
-        `foreachBatch(make_upsert("t"))`) is a callback too."""
-        places, factories = self._batch_callbacks()
+        `foreachBatch(make_upsert("t"))`) is a callback too, and so is a function with foreachBatch's signature,
+        `(batch_df, batch_id)` by the name of its second parameter, in a file that starts a `foreachBatch` with a
+        callback it chooses at run time (`foreachBatch(get_function(name)(settings))`)."""
+        places, factories, started = self._batch_callbacks()
         name = node.name.value
         if name in places:
             return places[name]
+        params = [p.name.value for p in node.params.params]
+        if params and params[0] in ("self", "cls"):
+            params = params[1:]
+        if len(params) == 2 and params[1] in _BATCH_IDS and started:
+            return 0  # `def upsert(micro_df, batch_id)` in a file that starts a `foreachBatch`: chosen at run time
         if isinstance(enclosing, cst.FunctionDef) and enclosing.name.value in factories and any(
                 isinstance(line, cst.SimpleStatementLine) and isinstance(line.body[0], cst.Return)
                 and isinstance(line.body[0].value, cst.Name) and line.body[0].value.value == name
