@@ -106,7 +106,8 @@ def _conversion_helper(ctx, receiver, node: cst.Call) -> bool:
 def origin(rule, value, receiver) -> str:
     """`` (from `spark.table("events")`)`` when the value was made elsewhere; the evidence when it was inferred."""
     if value.why and isinstance(receiver, (cst.Name, cst.Attribute)):
-        return f" (`{shown(rule.ctx, receiver)}` is taken for a DataFrame: {value.why})"
+        what = "an RDD" if value.kind == RDD else "a DataFrame"
+        return f" (`{shown(rule.ctx, receiver)}` is taken for {what}: {value.why})"
     made = value.node
     if made is None or made is receiver or not isinstance(receiver, cst.Name):
         return ""

@@ -142,6 +142,11 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Invalid(_SETUP + "def run_sql(query: str) -> DataFrame:\n    \"\"\"Run a query.\"\"\"\n    return spark.sql(query)\n\n"
                 "rows = run_sql('SELECT * FROM sales.orders').collect()\n"),
         Invalid(_SETUP + 'df = spark.table("sales")\ndf.show(n=df.count(), truncate=False)\n'),
+        Invalid("from pyspark.streaming import StreamingContext\n"
+                "class Job:\n    def run_microbatch(self, rdd):\n        collected = rdd.collect()\n"
+                "        print(len(collected))\n\n    def run(self, ssc):\n"
+                "        events = ssc.socketTextStream('localhost', 9999)\n"
+                "        events.foreachRDD(lambda rdd: self.run_microbatch(rdd))\n        ssc.start()\n"),
         Invalid(_SETUP + 'df = spark.table("sales").select("customer_id").distinct()\ndf.show(df.count())\n'),
         # pivoted by another column than the one collected
         Invalid(_SETUP + 'sales = spark.table("sales")\nids = [r[0] for r in sales.select("customer_id").distinct().collect()]\n'
@@ -217,6 +222,9 @@ class CollectOnUnboundedDataFrame(PythonRule):
                 '.collect()\n'),
     )
     valid = (
+        Valid("from pyspark.streaming import StreamingContext\n"
+              "def peek(time, rdd):\n    print(time, rdd.take(5))\n\n"
+              "def run(ssc):\n    ssc.socketTextStream('localhost', 9999).foreachRDD(peek)\n    ssc.start()\n"),
         Valid(_SETUP + 'top = spark.table("orders").selectExpr("max(amount) AS top").collect()\n'),
         # a wrapper of `spark.sql` reads as `spark.sql` of what it is given: SHOW returns the matching names
         Valid(_SETUP + "class Catalog:\n    def __init__(self, session):\n        self.spark = session\n\n"

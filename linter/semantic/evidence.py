@@ -96,6 +96,12 @@ _STARTS_BATCH = re.compile(r"\b(?:foreachBatch|forEachBatch)\s*\(")
 _BATCH_IDS = frozenset({"batch_id", "batchId", "batchID", "batch_idx", "epoch_id", "epochId", "epochID"})
 # `foreachBatch(make_upsert(spark, "t"))`: a factory whose returned inner function is the callback
 _BATCH_FACTORY = re.compile(r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?(?:self\.)?([A-Za-z_]\w*)\s*\(")
+# DStream's `foreachRDD(fn)` / `foreachRDD(lambda rdd: self.process(rdd))`: fn's last parameter (`(rdd)` or
+# `(time, rdd)`), or the place the lambda hands its last parameter to, is each micro-batch's RDD
+_RDD_CALLBACK = re.compile(r"\bforeachRDD\s*\(\s*(?:func\s*=\s*)?(?:self\.)?([A-Za-z_]\w*)\s*\)")
+_RDD_LAMBDA = re.compile(
+    r"\bforeachRDD\s*\(\s*(?:func\s*=\s*)?lambda\s+([\w\s,]+?)\s*:\s*(?:self\.)?([A-Za-z_]\w*)\s*\(([^()]*)\)"
+)
 # Calls whose argument is a Spark DataFrame (qualified names after imports are resolved).
 DATAFRAME_TAKING = frozenset({"awsglue.dynamicframe.DynamicFrame.fromDF", "pyspark.sql.functions.broadcast"})
 _MEMBER = None  # compiled on first use: `.` and the name of a watched member, one alternation (scanned in C)
@@ -228,6 +234,7 @@ class Evidence:
         self._scanned: dict = {}  # id(scope node) -> {key: Value or False}
         self._watched: Optional[set] = None  # keys the file's text uses with a watched member
         self._batch_functions: Optional[tuple] = None  # see _batch_callbacks
+        self._rdd_callbacks: Optional[dict] = None  # see rdd_callback_parameter
         self._file_names: Optional[frozenset] = None  # every name the file binds; None until asked
 
     def _batch_callbacks(self) -> tuple:
@@ -276,6 +283,27 @@ class Evidence:
                 for line in _body(enclosing)):
             return 0
         return None
+
+    def rdd_callback_parameter(self, node) -> Optional[int]:
+        """The position (after ``self``) of the RDD among the parameters of function ``node`` if DStream's
+        `foreachRDD` is given it (by name, or through a lambda), else None."""
+        if self._rdd_callbacks is None:
+            text = self.text or ""
+            self._rdd_callbacks = {}
+            if "foreachRDD" in text:
+                for name in _RDD_CALLBACK.findall(text):
+                    self._rdd_callbacks.setdefault(name, -1)  # the last parameter: `(rdd)` or `(time, rdd)`
+                for params, function, args in _RDD_LAMBDA.findall(text):
+                    rdd = params.split(",")[-1].strip()
+                    given = [a.strip() for a in args.split(",")]
+                    if rdd in given:
+                        self._rdd_callbacks.setdefault(function, given.index(rdd))
+        place = self._rdd_callbacks.get(node.name.value)
+        if place == -1:
+            params = [p.name.value for p in node.params.params]
+            count = len(params) - (1 if params and params[0] in ("self", "cls") else 0)
+            place = count - 1 if count in (1, 2) else None
+        return place
 
     def _watched_keys(self) -> set:
         if self._watched is None:

@@ -419,14 +419,18 @@ class Scopes:
         self.scopes.append(scope)
         params = node.params
         enclosing = self.scopes[-2].node if len(self.scopes) > 1 and self.scopes[-2].kind == "function" else None
-        batch = self.batch_parameter(node, enclosing)
+        batch, kind = self.batch_parameter(node, enclosing), DATAFRAME
+        if batch is None:
+            batch, kind = self.rdd_callback_parameter(node), RDD
         in_class = len(self.scopes) > 1 and self.scopes[-2].kind == "class"
         if batch is not None and in_class and not node.decorators:
             batch += 1  # `self` comes first: the micro-batch is a later parameter
         for i, p in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
             value = self._param_value(p)
             if value is None and i == batch:
-                value = Value(DATAFRAME, UNBOUNDED, flags={"inferred"}, why="`foreachBatch` gives it each micro-batch")
+                value = Value(kind, UNBOUNDED, flags={"inferred"},
+                              why="`foreachBatch` gives it each micro-batch" if kind == DATAFRAME else
+                              "`foreachRDD` gives it each micro-batch's RDD")
             scope.names[p.name.value] = scope.params[p.name.value] = value
         for p in (params.star_arg, params.star_kwarg):
             if isinstance(p, cst.Param):
