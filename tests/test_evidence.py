@@ -1863,6 +1863,16 @@ def test_a_name_the_file_never_binds_is_judged_by_its_members(code, kind):
 
 
 @pytest.mark.parametrize("code, kind", [
+    ("from .conversion import PandasConversionMixin\ndef f(spark_df):\n    probe(PandasConversionMixin)\n"
+     "    return PandasConversionMixin.toPandas(spark_df)\n", None),
+    ("def f(spark_df):\n    probe(spark_df)\n    return spark_df.toPandas()\n", DATAFRAME),
+], ids=["class-method-given-the-frame", "the-frame-itself"])
+def test_to_pandas_given_an_argument_is_not_a_frames_own(code, kind):
+    value = probe(code)
+    assert (value.kind if value is not None else None) == kind, value
+
+
+@pytest.mark.parametrize("code, kind", [
     ("from pyspark import SparkContext\ndef totals(pairs):\n    probe(pairs)\n    return pairs.groupByKey().mapValues(sum)\n",
      "RDD"),
     ("from pyspark import SparkContext\ndef index(lines):\n    probe(lines)\n    return lines.zipWithIndex()\n", "RDD"),

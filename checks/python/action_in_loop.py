@@ -140,6 +140,10 @@ class ActionInLoop(PythonRule):
                 "for month in range(1, 13):\n    part = events.filter(F.month('ts') == month)\n"
                 "    result = VerificationSuite(spark).onData(part).addCheck(Check(spark, CheckLevel.Warning, 'c')"
                 ".isComplete('id')).run()\n"),
+        Invalid(_SETUP + "for field in events.schema.fields:\n    column_df = events.select(field.name).dropna()\n"
+                "    if field.dataType.typeName() == 'string':\n"
+                "        column_df = column_df.select(F.trim(field.name).alias(field.name))\n"
+                "    print(field.name, column_df.count())\n"),
         Invalid(_SETUP + "def null_share(df, column):\n    return df.filter(F.col(column).isNull()).count() / df.count()\n\n"
                 "for c in events.columns:\n    print(c, null_share(events, c))\n"),
         Invalid(_SETUP + "class Checks:\n    @staticmethod\n    def total(df, rule):\n"
@@ -420,10 +424,14 @@ class ActionInLoop(PythonRule):
                                                     for t in node.targets):
                 roots.append(chain_root(node.value) if isinstance(node.value, cst.Call) else None)
             stack.extend(node.children)
-        if not roots or any(r is None for r in roots) or len({r.value for r in roots}) != 1:
+        if any(r is None for r in roots):
+            return None
+        # `column_df = df.select(c)`, then `if trim: column_df = column_df.select(...)`: still made from `df`
+        roots = [r for r in roots if r.value != name]
+        if not roots or len({r.value for r in roots}) != 1:
             return None
         root = roots[0]
-        if root.value == name or root.value in self._bound_inside():
+        if root.value in self._bound_inside():
             return None
         outer = self.ctx.semantic.infer(root)
         return root if outer is not None and outer.kind == DATAFRAME else None

@@ -15,6 +15,7 @@ _SETUP = (
     "spark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 )
 _PROJECTIONS = frozenset({"withColumn", "withColumnRenamed", "select", "selectExpr", "drop"})
+_ROW_FILTERS = frozenset({"filter", "where"})
 
 
 def _mentions(ctx, expression, names: set) -> bool:
@@ -51,7 +52,9 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
     ## What it does
     Finds a DataFrame rebuilt with `withColumn`, `withColumnRenamed`, `select`,
     `selectExpr` or `drop` inside a loop (`df = df.withColumn(c, ...)` for each
-    column), and, with `--preview`, chains of more than `max-chain`
+    column, also with `filter`s in the chain), unless the same round first makes
+    it afresh (`column_df = df.select(c)`, then `column_df = column_df.select(...)`:
+    each round's plan is short), and, with `--preview`, chains of more than `max-chain`
     consecutive `withColumn` / `withColumnRenamed` calls (a `drop` between
     them does not end the chain; such a chain gets no fix). A chain written
     once is preview: the optimizer collapses its projections, and the
@@ -123,6 +126,10 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
+        Invalid(_SETUP + "for path in spark.table('compacted_files').toPandas()['path']:\n"
+                "    orders = orders.withColumn('file', F.input_file_name()).filter(F.col('file') != path).drop('file')\n"),
+        Invalid(_SETUP + "for field in orders.schema.fields:\n    trimmed = orders.select(field.name)\n"
+                "    orders = orders.withColumn(field.name, F.trim(field.name))\n"),
         Invalid(_SETUP + "def add_matching_col(df, ref, name):\n    kind = dict(ref.dtypes)[name]\n"
                 "    return df.withColumn(name, F.lit(None).cast(kind))\n\n"
                 "reference = spark.table('orders_v2')\nfor name in set(reference.columns) - set(orders.columns):\n"
@@ -156,6 +163,10 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         Valid(_SETUP + "out = orders" + "".join(f".withColumn('c{i}', F.lit({i}))" for i in range(5)) + "\n"),
         Valid(_SETUP + "for t in ['a', 'b']:\n    df = spark.table(t).withColumn('src', F.lit(t))\n    df.write.saveAsTable(t + '_x')\n"),
         Valid("rows = []\nfor r in items:\n    rows = rows.select(r)\n"),
+        Valid(_SETUP + "for field in orders.schema.fields:\n    column_df = orders.select(field.name).dropna()\n"
+              "    if field.dataType.typeName() == 'string':\n"
+              "        column_df = column_df.select(F.trim(F.col(field.name)).alias(field.name))\n"
+              "    print(field.name, column_df.count())\n"),
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -165,17 +176,21 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
         call = node.value
         if not isinstance(target, cst.Name) or not isinstance(call, cst.Call):
             return
-        method = method_name(call)
-        if method not in _PROJECTIONS:
+        method, root = None, call
+        # the chain down to the name: projections, and the filters between them (which grow the plan too)
+        while isinstance(root, cst.Call) and method_name(root) in _PROJECTIONS | _ROW_FILTERS:
+            if method_name(root) in _PROJECTIONS:
+                method = method_name(root)  # the first of the chain, as it reads: `df = df.withColumn(...)...`
+            root = root.func.value
+        if method is None:
             self._helper_in_loop(node, target, call)
             return
-        root = call.func.value
-        while isinstance(root, cst.Call) and method_name(root) in _PROJECTIONS:
-            root = root.func.value
         if not (isinstance(root, cst.Name) and root.value == target.value):
             return
         if not self.ctx.semantic.is_dataframe(root) or _checkpoints(self.loops[-1]):
             return  # a loop that checkpoints every few rounds keeps its plan short on purpose
+        if self._made_afresh(target.value):
+            return  # `column_df = df.select(c)` earlier in the same round: the plan starts again every round
         items = self._short_literal_loop()
         if items in (0, 1):
             return  # `for c in ["a"]`, `for c in []`: one projection or none, nothing to merge
@@ -193,6 +208,27 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             start=call.func.attr,
             fix=self._loop_fix(node, target.value, call),
         )
+
+    def _made_afresh(self, name: str) -> bool:
+        """Whether the loop's body, before the statement being visited and outside any branch, assigns ``name`` a
+        value not made from ``name`` (`column_df = df.select(field).dropna()`): then each round builds its own
+        short plan, and the projection added after it does not pile up."""
+        loop = self.loops[-1]
+        ancestors = self.ctx.ancestors
+        here = next((ancestors[i + 1] for i, a in enumerate(ancestors[:-1]) if a is loop.body), None)
+        if here is None or not isinstance(loop.body, cst.IndentedBlock):
+            return False
+        for statement in loop.body.body:
+            if statement is here:
+                return False
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and any(
+                            isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets) \
+                            and not any(isinstance(n, cst.Name) and n.value == name
+                                        for n in walk_expression(small.value)):
+                        return True
+        return False
 
     def _short_literal_loop(self) -> int:
         """How many items a `for` over a literal list, tuple or set (or a name bound once to one) of at most

@@ -169,7 +169,8 @@ RDD_ONLY = frozenset(
     "glom".split()
 )
 # Members a Spark DataFrame (or RDD) has only without arguments: called with some, the object is something else.
-_NO_ARGUMENTS = frozenset(("collect", "count", "isEmpty", "cache"))
+# (`PandasConversionMixin.toPandas(df)`: a class's method called with the frame, not a frame's own)
+_NO_ARGUMENTS = frozenset(("collect", "count", "isEmpty", "cache", "toPandas"))
 # Names a notebook or Python itself provides: never a DataFrame of the user's.
 _PROVIDED = frozenset(dir(builtins)) | frozenset(
     "spark sc sqlContext dbutils display displayHTML mssparkutils notebookutils glueContext get_ipython".split()
