@@ -234,7 +234,7 @@ MODULES = {
     'python/exact_distinct_count.py': 5906,
     'python/fillna_type_mismatch.py': 4572,
     'python/filter_after_cache.py': 15605,
-    'python/first_last_without_order.py': 12394,
+    'python/first_last_without_order.py': 14638,
     'python/hardcoded_date_in_filter.py': 14332,
     'python/hardcoded_partition_count.py': 2578,
     'python/hash_of_concat_with_nulls.py': 11083,

@@ -1,8 +1,11 @@
+from typing import Optional
+
 import libcst as cst
 
 from checks.python._determinism_and_joins import receiver_chain
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic.paths import assignments
 from linter.semantic import (
     DATAFRAME,
     GROUPED,
@@ -19,6 +22,9 @@ _SETUP = (
 )
 _PICKS = frozenset({"first", "last", "first_value", "last_value"})
 _ORDERS = frozenset({"orderBy", "sort"})
+# Calls after a sort that keep it as far as `dropDuplicates` is concerned (rows and their order untouched).
+_KEEP_ORDER = frozenset({"select", "withColumn", "withColumns", "withColumnRenamed", "drop", "filter", "where",
+                         "alias", "selectExpr"})
 # Column methods a pick may pass through on its way to `agg(...)` / `over(...)`.
 _COLUMN_METHODS = frozenset({"alias", "name", "cast", "astype"})
 
@@ -30,7 +36,9 @@ class FirstLastWithoutOrder(PythonRule):
     aggregate: in `groupBy(...).agg(...)`, in a global `df.agg(...)` or
     `df.select(...)`, in the dictionary form `agg({"col": "first"})`, or over
     a window whose specification has no `orderBy`. Also finds
-    `orderBy(...).dropDuplicates([...])`, which relies on the same order.
+    `orderBy(...).dropDuplicates([...])`, which relies on the same order, also
+    through a name every branch assigns a sorted frame (`ordered =
+    df.sort(...)`, then `ordered.dropDuplicates(subset=[...])`).
 
     `first(col, ignorenulls=True)` is not reported: it is the idiom that merges
     rows in which each column is set at most once per group. Pivots
@@ -86,6 +94,10 @@ class FirstLastWithoutOrder(PythonRule):
         Invalid(_SETUP + "by_user = events.groupBy('user_id').agg({'country': 'first'})\n"),
         Invalid(_SETUP + "w = Window.partitionBy('user_id')\nx = events.withColumn('f', F.first('page').over(w))\n"),
         Invalid(_SETUP + "kept = events.orderBy(F.desc('ts')).dropDuplicates(['user_id'])\n"),
+        Invalid(_SETUP + "def latest(df, has_inserted):\n    if has_inserted:\n"
+                "        ordered = df.sort(df.InsertedDate.desc())\n    else:\n"
+                "        ordered = df.sort(df.export_end_date.desc())\n"
+                "    return ordered.dropDuplicates(subset=['record_id'])\n"),
         Invalid("from pyspark.sql.functions import first\n\ndef users(df):\n"
                 "    return df.groupBy('id').agg(first('name'))\n"),
     )
@@ -98,6 +110,10 @@ class FirstLastWithoutOrder(PythonRule):
         Valid(_SETUP + "latest = events.groupBy('user_id').agg(F.max_by('status', 'ts'))\n"),
         Valid(_SETUP + "row = events.first()\n"),
         Valid(_SETUP + "kept = events.dropDuplicates(['user_id'])\n"),
+        Valid(_SETUP + "def latest(df, by_time):\n    ordered = df.sort('ts') if by_time else df\n"
+              "    return ordered.dropDuplicates(['user_id'])\n"),
+        Valid(_SETUP + "ordered = events.orderBy('ts')\nordered = ordered.groupBy('user_id').count()\n"
+              "kept = ordered.dropDuplicates(['user_id'])\n"),
         Valid("import pandas as pd\nframe = pd.DataFrame()\nx = frame.groupby('a').agg({'b': 'first'})\n"),
     )
 
@@ -233,17 +249,37 @@ class FirstLastWithoutOrder(PythonRule):
 
     def _drop_duplicates(self, node: cst.Call) -> None:
         receiver = node.func.value
-        if not node.args or not isinstance(receiver, cst.Call) or method_name(receiver) not in _ORDERS:
+        if not node.args:
             return
-        if not self.ctx.semantic.is_dataframe(receiver):
+        sort = self._sorted(receiver)
+        if sort is None or not self.ctx.semantic.is_dataframe(receiver):
             return
         self.ctx.report(
             self, node,
-            f"`{method_name(receiver)}` before `{method_name(node)}` does not decide which row is kept: "
+            f"`{sort}` before `{method_name(node)}` does not decide which row is kept: "
             "the shuffle that removes duplicates does not keep the sort",
             help="keep the row you mean with a `row_number()` window ordered by a tiebreaker, then filter `== 1`",
             start=node.func.attr,
         )
+
+
+    def _sorted(self, receiver) -> Optional[str]:
+        """The sort (`orderBy` / `sort`) a frame ends with: in its chain, or, for a name, in every value the
+        function assigns it (`if ...: ordered = df.sort(a.desc())` / `else: ordered = df.sort(b.desc())`),
+        with only row-keeping calls (`select`, `filter`, `withColumn`...) after it; None otherwise."""
+        candidates = [receiver]
+        if isinstance(receiver, cst.Name):
+            function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+            candidates = (assignments(function, receiver.value) if function is not None else None) or \
+                [self.ctx.semantic.assigned_expression(receiver.value)]
+        sorts = set()
+        for candidate in candidates:
+            while isinstance(candidate, cst.Call) and method_name(candidate) in _KEEP_ORDER:
+                candidate = candidate.func.value
+            if not isinstance(candidate, cst.Call) or method_name(candidate) not in _ORDERS:
+                return None
+            sorts.add(method_name(candidate))
+        return sorts.pop() if len(sorts) == 1 else None
 
 
 def _end(node: cst.Call) -> str:
