@@ -49,7 +49,8 @@ class CollectOnUnboundedDataFrame(PythonRule):
     collected for `pivot("month", months)` or the fractions of
     `sampleBy("rating", ...)`: a pivot makes a column of each value, and Spark
     refuses more than `spark.sql.pivotMaxValues` when it finds them itself),
-    SQL with a
+    the distinct input files of a read (`select(F.input_file_name()).distinct()`:
+    a row per file, which the driver listed to plan the scan), SQL with a
     `LIMIT`, without `FROM` (`SELECT current_user()`), of aggregates only, or
     that is not a query (`SHOW`, `DESCRIBE`, `SET`). SQL built with an f-string
     is read with its fields as names. SQL over a temp view (or a table, a
@@ -222,6 +223,9 @@ class CollectOnUnboundedDataFrame(PythonRule):
                 '.collect()\n'),
     )
     valid = (
+        Valid(_SETUP + "df = spark.read.parquet('s3://lake/orders/day=2024-06-01/')\n"
+              "files = df.withColumn('path', F.input_file_name()).select(F.col('path')).distinct().collect()\n"),
+        Valid(_SETUP + "files = spark.read.parquet('s3://lake/orders/').select(F.input_file_name()).distinct().collect()\n"),
         Valid("from pyspark.streaming import StreamingContext\n"
               "def peek(time, rdd):\n    print(time, rdd.take(5))\n\n"
               "def run(ssc):\n    ssc.socketTextStream('localhost', 9999).foreachRDD(peek)\n    ssc.start()\n"),

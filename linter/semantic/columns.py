@@ -151,14 +151,33 @@ class FewValues:
         """BOUNDED for `select(c)` (the receiver of a `distinct()`) of a column the file pivots or samples by
         (`groupBy(...).pivot(c, values)`, `df.sampleBy(c, fractions)`): a pivot makes a column of each value (and
         Spark refuses more than `spark.sql.pivotMaxValues`, 10,000, when it finds them itself), `sampleBy` takes
-        a fraction for each, so the code's own use says the values are few. None otherwise."""
+        a fraction for each, so the code's own use says the values are few. Also of the input file's name
+        (`F.input_file_name()`): one row per file read. None otherwise."""
         if node.__class__ is not cst.Call or method_name(node) != "select" or len(node.args) != 1:
             return None
         arg = node.args[0]
         if arg.keyword is not None or arg.star:
             return None
+        if self._input_file_column(arg.value, node.func.value):
+            return BOUNDED
         name = self._column_text(arg.value)
         return BOUNDED if name is not None and name in self._strata() else None
+
+    def _input_file_column(self, column, frame) -> bool:
+        """Whether ``column`` is the input file of each row: `F.input_file_name()`, or a column the chain below the
+        `select` set to it (`withColumn("path", F.input_file_name())`). Its distinct values are the files the
+        driver listed to plan the scan: a list it already holds."""
+        if isinstance(column, cst.Call) and self.is_function(column.func, {"input_file_name"}):
+            return True
+        name = self._column_text(column)
+        while name is not None and isinstance(frame, cst.Call) and isinstance(frame.func, cst.Attribute):
+            if method_name(frame) == "withColumn":
+                args = positional_args(frame)
+                if len(args) == 2 and self.text_of(args[0]) == name:
+                    value = args[1]
+                    return isinstance(value, cst.Call) and self.is_function(value.func, {"input_file_name"}) is not None
+            frame = frame.func.value
+        return False
 
     def _column_text(self, node) -> Optional[str]:
         """The column a plain reference names: `"c"`, a constant holding it, `F.col("c")`."""
