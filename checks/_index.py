@@ -221,7 +221,7 @@ MODULES = {
     'python/collect_first_row.py': 5590,
     'python/collect_list_aggregation.py': 7673,
     'python/collect_list_order_assumed.py': 4175,
-    'python/collect_on_unbounded_dataframe.py': 24685,
+    'python/collect_on_unbounded_dataframe.py': 25002,
     'python/compounding_explodes.py': 16306,
     'python/count_emptiness_check.py': 20960,
     'python/count_threshold_check.py': 8346,

@@ -143,6 +143,9 @@ class CollectOnUnboundedDataFrame(PythonRule):
         Invalid(_SETUP + "def run_sql(query: str) -> DataFrame:\n    \"\"\"Run a query.\"\"\"\n    return spark.sql(query)\n\n"
                 "rows = run_sql('SELECT * FROM sales.orders').collect()\n"),
         Invalid(_SETUP + 'df = spark.table("sales")\ndf.show(n=df.count(), truncate=False)\n'),
+        Invalid(_SETUP + "class Parser:\n    def __init__(self):\n        self.dataframe = None\n\n"
+                "    def load(self, path):\n        self.dataframe = spark.read.parquet(path)\n\n"
+                "    def evidence(self):\n        return self.dataframe.rdd.map(lambda r: r.asDict()).collect()\n"),
         Invalid("from pyspark.streaming import StreamingContext\n"
                 "class Job:\n    def run_microbatch(self, rdd):\n        collected = rdd.collect()\n"
                 "        print(len(collected))\n\n    def run(self, ssc):\n"

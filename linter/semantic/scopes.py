@@ -95,6 +95,13 @@ def _string_annotation(node):
 
 
 
+def _placeholder(expr) -> bool:
+    """`None` assigned to an attribute: a slot filled later (`self.dataframe = None` in `__init__`). A method that
+    calls a DataFrame's method on the attribute runs after it is filled, so its value is what the other
+    assignments give, not a merge with "unknown"."""
+    return expr.__class__ is cst.Name and expr.value == "None"
+
+
 def _statements(block, returns: list, attrs: dict, local: set) -> None:  # block: an IndentedBlock or an If
     """The `return` values, `self.x = ...` values and bound names of a function body, not of its nested scopes."""
     for stmt in (block,) if isinstance(block, cst.If) else block.body:  # an `elif` is an If in `orelse`
@@ -108,7 +115,8 @@ def _statements(block, returns: list, attrs: dict, local: set) -> None:  # block
                         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
                                 and target.value.value == "self":
                             value = small.value if not isinstance(small, cst.AugAssign) else None
-                            attrs.setdefault(target.attr.value, []).append(value)
+                            if not _placeholder(value):
+                                attrs.setdefault(target.attr.value, []).append(value)
                         else:
                             target_names(target, local)
                 elif isinstance(small, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
@@ -790,6 +798,8 @@ class Scopes:
                     isinstance(t.target, cst.Name) and t.target.value in SESSION_ATTRIBUTES for t in node.targets):
                 value = Value(SESSION)  # (not `spark = object()`, `spark = dict(...)`: a builtin makes no session)
         for target in node.targets:
+            if _placeholder(node.value) and isinstance(target.target, cst.Attribute):
+                continue  # `self.dataframe = None` in `__init__`: no frame yet, not a frame of unknown rows
             self._bind_target(target.target, value)
 
     def _ann_assign(self, node: cst.AnnAssign) -> None:
