@@ -38,6 +38,12 @@ class PythonContext:
         a = self.ancestors
         return a[-2] if len(a) >= 2 else None
 
+    @property
+    def function(self):
+        """The innermost `def` the walk is in, or None at a module's or class's top level."""
+        # by the class's name: this module does not import libcst until a Python file needs it
+        return next((a for a in reversed(self.ancestors) if a.__class__.__name__ == "FunctionDef"), None)
+
     def parent_of(self, node, skip=()):
         """The nearest ancestor of ``node`` (on the current path) that is not a ``skip`` type."""
         a = self.ancestors

@@ -5,7 +5,6 @@ import libcst as cst
 from checks.python._determinism_and_joins import receiver_chain
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic.paths import assignments
 from linter.semantic import (
     DATAFRAME,
     GROUPED,
@@ -269,9 +268,9 @@ class FirstLastWithoutOrder(PythonRule):
         with only row-keeping calls (`select`, `filter`, `withColumn`...) after it; None otherwise."""
         candidates = [receiver]
         if isinstance(receiver, cst.Name):
-            function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
-            candidates = (assignments(function, receiver.value) if function is not None else None) or \
-                [self.ctx.semantic.assigned_expression(receiver.value)]
+            candidates = self.ctx.semantic.assigned_expressions(receiver.value)
+            if not candidates:
+                return None
         sorts = set()
         for candidate in candidates:
             while isinstance(candidate, cst.Call) and method_name(candidate) in _KEEP_ORDER:

@@ -3,7 +3,7 @@ from typing import Optional
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic.paths import assignments, own_nodes
+from linter.semantic.paths import own_nodes
 from linter.sources.python import child_nodes
 
 _SETUP = (
@@ -112,11 +112,9 @@ class HashOfConcatWithNulls(PythonRule):
         candidates = [inner]
         if isinstance(inner, cst.Name):  # `column = F.concat_ws("|", *cols)`, then `F.sha2(column, 256)`: the hash
             at = node
-            function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
             # every value a branch of the function may give it (`if len(cols) > 1: column = F.concat_ws(...)`,
             # `else: column = cols[0]`): a hash of the concatenation on one path is reported
-            candidates = (assignments(function, inner.value) if function is not None else None) or \
-                [semantic.assigned_expression(inner.value)]
+            candidates = semantic.assigned_expressions(inner.value)
         found = next((c for c in map(self._concatenation, candidates) if c is not None), None)
         if found is None:
             return
@@ -156,7 +154,7 @@ class HashOfConcatWithNulls(PythonRule):
         `parts.append(F.coalesce(...))` in the same function), else two or more."""
         appended = None
         if isinstance(value, cst.Name):
-            function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+            function = self.ctx.function
             if function is not None:
                 appended = [n.args[0].value for n in own_nodes(function) if isinstance(n, cst.Call) and n.args
                             and isinstance(n.func, cst.Attribute) and n.func.attr.value == "append"

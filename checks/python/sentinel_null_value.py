@@ -178,7 +178,7 @@ class SentinelNullValue(PythonRule):
 
     def _assigned_once(self, name: str):
         """The value of the one assignment of ``name`` in the enclosing function, when it is an `a if c else b`."""
-        function = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+        function = self.ctx.function
         value = single_assignment(function, name) if function is not None else None
         return value if isinstance(value, cst.IfExp) else None
 

@@ -134,7 +134,7 @@ class ValueFormattedIntoSql(PythonRule):
                 self._assigned[(self._function(), name)] = node.value
 
     def _function(self):
-        return next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), None)
+        return self.ctx.function
 
     def visit_Call(self, node: cst.Call) -> None:
         method = method_name(node)

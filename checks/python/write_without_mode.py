@@ -155,7 +155,7 @@ class WriteWithoutMode(PythonRule):
         being replaced when the place is taken."""
         if target is None or target.__class__ is not cst.Name:
             return False
-        function = next((a for a in reversed(self.ctx.ancestors) if a.__class__ is cst.FunctionDef), None)
+        function = self.ctx.function
         if function is None or not _MAKES_NEW.match(function.name.value) or _REPLACES.search(function.name.value):
             return False  # (`copy_or_replace_table` says it replaces)
         names = parameter_names(function)

@@ -214,6 +214,20 @@ class ShippedFiles:
         the module's top level with no other binding anywhere); None otherwise."""
         return self._path_binding(name)
 
+    def assigned_expressions(self, name: str) -> list:
+        """Every value the function being walked assigns ``name``, one per branch (`if len(cols) > 1: key =
+        F.concat_ws("|", *cols)` / `else: key = cols[0]`), or, when it binds it no other way, the one assignment
+        ``assigned_expression`` finds; [] when neither is known."""
+        for scope in reversed(self.scopes):
+            if scope.kind == "function" and isinstance(scope.node, cst.FunctionDef):
+                if name in scope.names:
+                    return assignments(scope.node, name) or []
+                break
+            if scope.kind == "module":
+                break
+        single = self.assigned_expression(name)
+        return [single] if single is not None else []
+
     def bindings(self, name: str) -> int:
         """How many statements anywhere in the module bind ``name`` (assignments, loop and `with` targets,
         imports, `global` declarations): counted once per name, on first ask."""
