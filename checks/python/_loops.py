@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from linter.sources.python import contains
+
 
 class LoopTracker:
     """Mixed into a PythonRule: ``self.loops`` is the stack of enclosing ``for``/``while`` loops.
@@ -41,3 +43,25 @@ class LoopTracker:
         loop = self.loops[-1]
         repeated = (loop.body,) if isinstance(loop, cst.For) else (loop.body, loop.test)
         return loop if any(a is r for a in self.ctx.ancestors for r in repeated) else None
+
+
+def chain_root_name(node):
+    """The name a method chain starts from (`df` of `df.filter(...).join(...)`), or None."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        node = node.func.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def made_afresh_before(body, target: str, node) -> bool:
+    """Whether a statement of a loop's own body (outside any branch) before the one holding ``node`` binds
+    ``target`` to something not made from itself (`column_df = df.select(c)`, then `column_df =
+    column_df.select(...)`): each round then starts from a fresh frame, and what it adds does not pile up."""
+    for statement in getattr(body, "body", ()):
+        if contains(statement, node):
+            return False
+        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == target
+                    and chain_root_name(small.value) != target):
+                return True
+    return False

@@ -73,6 +73,9 @@ class ClosureCapturesLargeObject(PythonRule):
                 "    return lookup[lookup.code == code].name.iloc[0]\n\nx = orders.rdd.map(name_of)\n"),
     )
     valid = (
+        Valid(_SETUP + "import pandas as pd\nfrom pyspark.sql.functions import pandas_udf\n\n"
+              "@pandas_udf('double')\ndef scaled(s: pd.Series) -> pd.Series:\n    return rescale(df=s, countries=None)\n\n"
+              "x = orders.select(scaled('amount'))\n"),
         Valid(_SETUP + "codes = spark.sparkContext.parallelize([('a', 1), ('b', 2)]).collectAsMap()\n"
               "code_of = udf(lambda c: codes.get(c), 'int')\n"),
         Valid(_SETUP + "names = spark.sparkContext.broadcast(dict(countries.select('code', 'name').collect()))\n"
@@ -91,8 +94,13 @@ class ClosureCapturesLargeObject(PythonRule):
             return
         own = set(parameter_names(function))
         own |= _locals(function.body)  # `m = LINE.match(line)` in the function: its own `m`, not the module's
+        labels = set()  # `helper(df=s)`'s `df`, `row.df`'s `df`: names of a keyword or an attribute, not variables
         for node in walk_expression(function.body):
-            if not isinstance(node, cst.Name) or node.value in own:
+            if isinstance(node, cst.Arg) and node.keyword is not None:
+                labels.add(id(node.keyword))
+            elif isinstance(node, cst.Attribute):
+                labels.add(id(node.attr))
+            if not isinstance(node, cst.Name) or node.value in own or id(node) in labels:
                 continue
             value = self.ctx.semantic.lookup(node.value)
             if value is None or value.kind not in _WHAT:

@@ -1,8 +1,8 @@
 import libcst as cst
 
 from checks.python._driver import shown
-from checks.python._loops import LoopTracker
-from linter.sources.python import child_nodes, contains
+from checks.python._loops import LoopTracker, chain_root_name as _root_name, made_afresh_before
+from linter.sources.python import child_nodes
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import method_name, persist_is_spark
 
@@ -27,20 +27,6 @@ def _calls_in(node, names) -> bool:
     return False
 
 
-def _assigned_before_in(body, target: str, call) -> bool:
-    """Whether a statement of the loop's own body before the one holding ``call`` binds ``target`` to
-    something not made from itself."""
-    for statement in getattr(body, "body", ()):
-        if contains(statement, call):
-            return False
-        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
-            if (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == target
-                    and _root_name(small.value) != target):
-                return True
-    return False
-
-
 def _counted(loop: cst.While) -> bool:
     """A `while` whose test compares a name the body steps (`while i < n: ... i += 1`)."""
     test = loop.test
@@ -57,12 +43,6 @@ def _counted(loop: cst.While) -> bool:
     return False
 
 
-def _root_name(node):
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        node = node.func.value
-    return node.value if isinstance(node, cst.Name) else None
-
-
 class JoinOrCacheInLoop(LoopTracker, PythonRule):
     """
     ## What it does
@@ -71,7 +51,9 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
     - a DataFrame joined onto itself round after round (`acc = acc.join(...)`),
       unless the loop cuts the lineage (`checkpoint()`, `localCheckpoint()`)
       or is a `for` over a short literal list (a chain of joins written as a
-      loop);
+      loop), and unless the round first makes it afresh (`out =
+      a.filter(a.d == d).join(b, "k")`, then `out = out.join(c, "k2")`: each
+      round's plan has two joins, whatever the number of rounds);
     - in a `while` loop, a DataFrame rebuilt from itself by any transformation
       (`df = df.filter(...)`, `withColumn`, `union`), unless the loop cuts
       the lineage or counts its rounds (`while depth > 1: ... depth -= 1`, a
@@ -170,6 +152,9 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
                 "        df = model_transform(df).persist()\n    return df\n"),
     )
     valid = (
+        Valid(_SETUP + "nodes = spark.table('nodes')\nfor d in [r[0] for r in spark.table('dates').take(40)]:\n"
+              "    out = edges.filter(edges.d == d).join(nodes, 'src')\n    out = out.join(nodes, 'dst')\n"
+              "    out.write.mode('overwrite').parquet('s3://out/' + d)\n"),
         Valid(_SETUP + "reached = edges\nfor i in range(10):\n    reached = reached.join(edges, 'src')\n"
               "    if i % 5 == 4:\n        reached = reached.localCheckpoint()\n"),
         Valid(_SETUP + "out = edges\nfor name in ['a', 'b', 'c']:\n    out = out.join(spark.table(name), 'id', 'left')\n"),
@@ -216,6 +201,8 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
             return
         if isinstance(loop, cst.For) and isinstance(loop.iter, (cst.List, cst.Tuple)) and len(loop.iter.elements) <= _SHORT:
             return
+        if made_afresh_before(loop.body, target, join):
+            return  # `out = a.filter(...).join(b, "k")` earlier in the round: each round joins a fresh frame
         kind = "for" if isinstance(loop, cst.For) else "while"
         self.ctx.report(
             self,
@@ -235,7 +222,7 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
             return
         if method_name(call) in _CUTS or not self.ctx.semantic.is_dataframe(call) or _calls_in(loop, _CUTS):
             return
-        if _assigned_before_in(loop.body, target, call):
+        if made_afresh_before(loop.body, target, call):
             return  # the round starts from a fresh frame (`df = spark.table(t)` ... `df = df.filter(...)`)
         if _counted(loop):
             return  # `while depth > 1: ...; depth -= 1`: a `for` loop written as a `while`, as many rounds as counted

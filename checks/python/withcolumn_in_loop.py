@@ -5,7 +5,7 @@ from checks.python._driver import shown
 from checks.python._fixes import replace, source
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from checks.python._udf import walk_expression
-from checks.python._loops import LoopTracker
+from checks.python._loops import LoopTracker, made_afresh_before
 from linter.sources.python import child_nodes
 from linter.registry import Invalid, Option, PythonRule, Valid
 from linter.semantic import literal_string, method_name, positional_args
@@ -189,7 +189,7 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             return
         if not self.ctx.semantic.is_dataframe(root) or _checkpoints(self.loops[-1]):
             return  # a loop that checkpoints every few rounds keeps its plan short on purpose
-        if self._made_afresh(target.value):
+        if made_afresh_before(self.loops[-1].body, target.value, node):
             return  # `column_df = df.select(c)` earlier in the same round: the plan starts again every round
         items = self._short_literal_loop()
         if items in (0, 1):
@@ -208,27 +208,6 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
             start=call.func.attr,
             fix=self._loop_fix(node, target.value, call),
         )
-
-    def _made_afresh(self, name: str) -> bool:
-        """Whether the loop's body, before the statement being visited and outside any branch, assigns ``name`` a
-        value not made from ``name`` (`column_df = df.select(field).dropna()`): then each round builds its own
-        short plan, and the projection added after it does not pile up."""
-        loop = self.loops[-1]
-        ancestors = self.ctx.ancestors
-        here = next((ancestors[i + 1] for i, a in enumerate(ancestors[:-1]) if a is loop.body), None)
-        if here is None or not isinstance(loop.body, cst.IndentedBlock):
-            return False
-        for statement in loop.body.body:
-            if statement is here:
-                return False
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Assign) and any(
-                            isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets) \
-                            and not any(isinstance(n, cst.Name) and n.value == name
-                                        for n in walk_expression(small.value)):
-                        return True
-        return False
 
     def _short_literal_loop(self) -> int:
         """How many items a `for` over a literal list, tuple or set (or a name bound once to one) of at most
