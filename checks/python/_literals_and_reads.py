@@ -219,9 +219,10 @@ class Field:
         self.role = "identifier"  # "value" when the SQL takes it as a literal value
 
 
-def constant_field(semantic, node) -> bool:
+def constant_field(semantic, node, ancestors=()) -> bool:
     """A formatted part that cannot carry a quote: a literal, a name bound to one, a number the code computes
-    (`int(x)`, `d.timestamp()`, also through the name it is assigned to)."""
+    (`int(x)`, `d.timestamp()`, also through the name it is assigned to), the item of an enclosing `for` over
+    literals (`for year in ["2021", "2020"]`, or a name bound to such a list)."""
     if node is None:
         return False
     if literal_string(node) is not None or isinstance(node, (cst.Integer, cst.Float)):
@@ -229,6 +230,16 @@ def constant_field(semantic, node) -> bool:
     if isinstance(node, cst.Name):
         if node.value in ("True", "False", "None"):
             return True
+        loop = next((a for a in reversed(ancestors) if a.__class__ is cst.For and a.target.__class__ is cst.Name
+                     and a.target.value == node.value), None)
+        if loop is not None:
+            items = loop.iter
+            if isinstance(items, cst.Name):
+                items = semantic.assigned_expression(items.value)
+            return isinstance(items, (cst.List, cst.Tuple, cst.Set)) and bool(items.elements) and all(
+                isinstance(e, cst.Element) and (isinstance(e.value, (cst.Integer, cst.Float)) or (
+                    literal_string(e.value) is not None and not {"'", '"', "\\"} & set(literal_string(e.value))))
+                for e in items.elements)
         value = semantic.lookup(node.value)
         if value is not None and value.kind == STRING and value.detail is not None and \
                 isinstance(value.node, (cst.SimpleString, cst.ConcatenatedString)):

@@ -23,7 +23,8 @@ class ValueFormattedIntoSql(PythonRule):
     one compared with a column (`WHERE id = {order_id}`), in a query or a DML
     statement. Table, column and database names (`FROM {table}`), whole
     conditions (`WHERE {condition}`), lists (`IN ({ids})`) and DDL are not:
-    parameters cannot bind them. Nor are fields holding constants (a literal,
+    parameters cannot bind them. Nor are fields holding constants (the item
+    of a `for` over literals with no quote in them, a literal,
     a name assigned a literal) or values with no quote in their text (`int(x)`,
     `d.timestamp()`, `d.strftime("%Y-%m-%d")`), calls that already pass `args=`, or
     SQL sparkcheck cannot parse. Test modules (`test_*.py`, `tests/`) format
@@ -81,6 +82,10 @@ class ValueFormattedIntoSql(PythonRule):
     triggers = ("sql", "where", "filter", "expr")
 
     invalid = (
+        Invalid(_SETUP + "def by_years(years):\n    for year in years:\n"
+                "        spark.sql(f'SELECT id FROM t WHERE y = {year}').write.mode('overwrite').parquet(f'/o/{year}')\n"),
+        Invalid(_SETUP + "for name in [\"o'brien\", 'smith']:\n"
+                "    spark.sql(f\"SELECT id FROM people WHERE last = '{name}'\").show()\n"),
         Invalid(_SETUP + "def daily(run_date):\n"
                 "    return spark.sql(f\"SELECT id FROM sales.orders WHERE order_date = '{run_date}'\")\n"),
         Invalid(_SETUP + "def one(order_id):\n"
@@ -98,6 +103,9 @@ class ValueFormattedIntoSql(PythonRule):
                 "events = window(spark.table('telemetry.events'), '20240101', '20240131')\n", count=2),
     )
     valid = (
+        Valid(_SETUP + "for year in ['2021', '2020', '2019']:\n"
+              "    df = spark.sql(f'SELECT id, max(v) FROM t WHERE year(ts) = {year} GROUP BY id')\n"
+              "    df.write.mode('overwrite').parquet(f's3://out/{year}')\n"),
         Valid(_SETUP + "def load(table):\n    return spark.sql(f'SELECT id, amount FROM {table}')\n"),
         Valid(_SETUP + "def load(db, cols):\n    return spark.sql(f'SELECT {cols} FROM {db}.orders')\n"),
         Valid(_SETUP + "def daily(d):\n"
@@ -163,7 +171,7 @@ class ValueFormattedIntoSql(PythonRule):
         if not classify_fields(sql, fields):
             return
         semantic = self.ctx.semantic
-        values = [f for f in fields if f.role == "value" and not constant_field(semantic, f.node)
+        values = [f for f in fields if f.role == "value" and not constant_field(semantic, f.node, self.ctx.ancestors)
                   and not (isinstance(f.node, cst.Name) and self._literal_names.get(f.node.value))]
         if not values or values[0].node is None:
             return
@@ -205,7 +213,8 @@ class ValueFormattedIntoSql(PythonRule):
         if not classify_fields(prefix + condition, fields):
             return
         semantic = self.ctx.semantic
-        values = [f for f in fields if f.role == "value" and f.node is not None and not constant_field(semantic, f.node)
+        values = [f for f in fields if f.role == "value" and f.node is not None and
+                  not constant_field(semantic, f.node, self.ctx.ancestors)
                   and not (isinstance(f.node, cst.Name) and self._literal_names.get(f.node.value))]
         if not values:
             return

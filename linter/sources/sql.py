@@ -74,6 +74,15 @@ def untemplate(text: str) -> tuple[str, list[tuple[int, int]]]:
     return _FIELDS.sub(replace, text), fields
 
 
+# Delta Lake and Databricks statements Spark runs that sqlglot's Spark dialect does not parse: kept as commands
+# (as sqlglot keeps `OPTIMIZE` and `VACUUM`), not reported as SQL that cannot be parsed.
+_UNPARSED_COMMANDS = re.compile(
+    r"\s*(DESC(?:RIBE)?(?=\s+(?:DETAIL|HISTORY)\b)|CONVERT(?=\s+TO\s+DELTA\b)|RESTORE(?=\s)|FSCK(?=\s+REPAIR\b)"
+    r"|GENERATE(?=\s+\w+\s+FOR\s+TABLE\b))",
+    re.IGNORECASE,
+)
+
+
 def parse_statements(text: str, dialect: str = "spark") -> tuple[list[Statement], list[SqlError]]:
     """Every statement of ``text`` that parses, and an error for each that does not."""
     from sqlglot.errors import ErrorLevel, ParseError, TokenError
@@ -98,6 +107,13 @@ def parse_statements(text: str, dialect: str = "spark") -> tuple[list[Statement]
     statements, errors = [], []
     for chunk in chunks:
         start, end = chunk[0].start, chunk[-1].end + 1
+        command = _UNPARSED_COMMANDS.match(text, start, end)
+        if command is not None:
+            from sqlglot import exp
+
+            statements.append(Statement(start, end, exp.Command(
+                this=command.group(1).upper(), expression=exp.Literal.string(text[command.end(1):end].strip()))))
+            continue
         try:
             parsed = d.parser(error_level=ErrorLevel.RAISE).parse(chunk, text)
         except ParseError as exc:
