@@ -210,3 +210,24 @@ def _grouped(ctx, receiver) -> bool:
         if not isinstance(node, cst.Name):
             return False
     return False
+
+
+_COLUMN_CONSUMERS = frozenset(("select", "withColumn", "withColumns", "agg"))
+
+
+def for_a_driver_frame(ctx, node) -> bool:
+    """Whether the column expression ``node`` (on the walk's path) goes into a `select`, `withColumn` or `agg` of a
+    frame the driver built (`spark.createDataFrame(pdf)`, literal rows): rows that fit on the driver, where one
+    task sorting them or one array of them is no harm."""
+    ancestors = ctx.ancestors
+    i = len(ancestors) - 1
+    while i >= 0 and ancestors[i] is not node:
+        i -= 1
+    for j in range(i - 1, -1, -1):
+        call = ancestors[j]
+        if call.__class__ is cst.Call and call.func.__class__ is cst.Attribute and \
+                call.func.attr.value in _COLUMN_CONSUMERS and any(a is ancestors[j + 1] for a in call.args):
+            value = ctx.semantic.infer(call.func.value)
+            return value is not None and value.kind == DATAFRAME and (
+                value.bound == BOUNDED or isinstance(value.bound, int))
+    return False

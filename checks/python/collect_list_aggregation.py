@@ -1,6 +1,6 @@
 import libcst as cst
 
-from checks.python._driver import shown
+from checks.python._driver import for_a_driver_frame, shown
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, GROUPED, literal_string, method_name
 
@@ -25,7 +25,9 @@ class CollectListAggregation(PythonRule):
     `pyspark.sql.functions` (also through `import *`), and the dictionary form
     `groupBy(...).agg({"item": "collect_list"})`. Only names that resolve to
     `pyspark.sql.functions` are reported. SQL text (`F.expr`, `spark.sql`) is
-    read by the SQL rules.
+    read by the SQL rules. Arrays of a frame the driver built
+    (`spark.createDataFrame(pdf)`, literal rows) are not reported: its rows
+    fit on the driver.
 
     On by default: an array of the whole DataFrame (`df.agg(F.collect_list(...))`,
     `groupBy().agg(...)`, `select(F.collect_set(...))`: every row in one task)
@@ -93,6 +95,9 @@ class CollectListAggregation(PythonRule):
     valid = (
         Valid(_SETUP + 'n = orders.groupBy("customer_id").agg(F.count("item_id"))\n'),
         Valid("def collect_list(xs):\n    return list(xs)\n\ncollect_list([1, 2])\n"),
+        Valid(_SETUP + "import pandas as pd\nfrom pyspark.sql import Window\n"
+              "w = Window.partitionBy('k').orderBy('ts')\n"
+              "hist = spark.createDataFrame(pd.read_csv('returns.csv')).select(F.collect_list('r').over(w))\n"),
         Valid("import mylib\nmylib.collect_list('x')\n"),
         Valid(_SETUP + 'totals = orders.groupBy("customer_id").agg({"amount": "sum"})\n'),
     )
@@ -105,6 +110,8 @@ class CollectListAggregation(PythonRule):
             whole = not over and self._whole_frame(node)
             if not over and not whole and not self.ctx.settings.preview:
                 return  # per group: as safe as the groups are small, which the file cannot show (preview)
+            if for_a_driver_frame(self.ctx, node):
+                return  # `spark.createDataFrame(pdf).select(F.collect_list(...).over(w))`: rows the driver holds
             if whole:
                 of = "every distinct value of the column" if name == "collect_set" else "every row"
                 message = f"`{shown(self.ctx, node)}` builds one in-memory array of {of}, in one task"

@@ -1,6 +1,7 @@
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
+from checks.python._driver import for_a_driver_frame
 from linter.semantic import method_name
 
 _SETUP = (
@@ -22,7 +23,9 @@ class WindowWithoutPartition(PythonRule):
     name and partitioned later in the same function (`w = Window.orderBy("ts")`
     then `w = w.partitionBy("country")`) is not reported, nor one assigned to
     a name that nothing in the file reads: a window specification is only a
-    description, and moves no row until an `over(...)` of it runs.
+    description, and moves no row until an `over(...)` of it runs. Nor is a
+    window used only for frames the driver built (`spark.createDataFrame(pdf)`,
+    literal rows): their rows fit on the driver, and one task sorts them.
 
     ## Why is this bad?
     A window without partitions puts every row into a single partition and a
@@ -71,6 +74,9 @@ class WindowWithoutPartition(PythonRule):
         Invalid(_SETUP + "w = Window.orderBy('ts')\n\ndef ranked(df):\n    return df.withColumn('n', F.row_number().over(w))\n"),
         Invalid(_SETUP + "r = orders.withColumn('n', F.row_number().over(Window.orderBy(F.desc('amount'))))\n"),
         Invalid(_SETUP + "w = Window.orderBy('ts')\nv = w.rowsBetween(-1, 0)\n"),
+        Invalid(_SETUP + "import pandas as pd\nw = Window.orderBy('ts')\n"
+                "small = spark.createDataFrame(pd.read_csv('x.csv')).withColumn('n', F.row_number().over(w))\n"
+                "big = orders.withColumn('n', F.row_number().over(w))\n"),
     )
     valid = (
         Valid(_SETUP + "w = Window.partitionBy('country').orderBy('ts')\n"),
@@ -81,12 +87,18 @@ class WindowWithoutPartition(PythonRule):
         Valid(_SETUP + "w = Window.orderBy('ts')\n"),
         Valid(_SETUP + "def f(df):\n    w = Window.orderBy('ts')\n    return df.count()\n"),
         Valid("class Window:\n    @staticmethod\n    def orderBy(x):\n        return x\nw = Window.orderBy('a')\n"),
+        Valid(_SETUP + "import pandas as pd\npdf = pd.read_csv('indicators.csv')\n"
+              "w = Window.orderBy(F.col('date').cast('long')).rangeBetween(-90 * 86400, 0)\n"
+              "vol = spark.createDataFrame(pdf).select('date', F.avg('x').over(w).alias('m'))\n"),
+        Valid(_SETUP + "rows = spark.createDataFrame([(1, 'a'), (2, 'b')], 'n int, s string')\n"
+              "r = rows.withColumn('k', F.row_number().over(Window.orderBy('n')))\n"),
     )
 
     def __init__(self, ctx):
         super().__init__(ctx)
         self.frames: list = [{}]  # per function (the module first): name -> the windows assigned to it, unpartitioned
         self.reads: list = [set()]  # per function (the module first): the names read in it and in what it nests
+        # (but in `.over(name)` of a column made for a frame built on the driver: one that fits there sorts there)
 
     def visit_FunctionDef(self, node) -> None:
         self.frames.append({})
@@ -113,7 +125,14 @@ class WindowWithoutPartition(PythonRule):
         if cls is cst.AssignTarget and parent.target is node or cls is cst.Attribute and parent.attr is node or \
                 cls is cst.Arg and parent.keyword is node or cls in _NAMING:
             return
+        if cls is cst.Arg and self._over_a_driver_frame(parent):
+            return
         self.reads[-1].add(node.value)
+
+    def _over_a_driver_frame(self, arg: cst.Arg) -> bool:
+        """Whether ``arg`` is the window of an `.over(...)` whose column is made for a frame the driver built."""
+        over = self.ctx.parent_of(arg)
+        return isinstance(over, cst.Call) and method_name(over) == "over" and for_a_driver_frame(self.ctx, over)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """`w = w.partitionBy(...)`: the window assigned to `w` earlier is partitioned after all."""
@@ -153,5 +172,7 @@ class WindowWithoutPartition(PythonRule):
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
             # `w = Window.orderBy(...)`: reported at the end of the scope unless `w = w.partitionBy(...)` follows
             self.frames[-1].setdefault(parent.targets[0].target.value, []).append(node)
+            return
+        if isinstance(parent, cst.Arg) and self._over_a_driver_frame(parent):
             return
         self._report(node)
