@@ -42,8 +42,17 @@ _RDD = re.compile(r"\.rdd\b|\bparallelize\(|\.textFile\(|\bmapPartitions\(|\bsc\
 
 
 def mentions_object_store(text: str) -> bool:
-    """An s3://, gs://, abfss:// ... path in the text (the regex is slow on long text: a literal test first)."""
-    return "://" in text and OBJECT_STORE.search(text) is not None
+    """An s3://, gs://, abfss:// ... path in the text: ``OBJECT_STORE.search(text) is not None``.
+
+    The pattern tried at every letter of a long text is slow, and most texts with a `://` hold only `http://`
+    addresses (a licence header): it is tried only in the few characters before each `://`, where any match of
+    it ends (its schemes are at most five letters; its word boundary is read from the text before them)."""
+    at = text.find("://")
+    while at >= 0:
+        if OBJECT_STORE.search(text, max(at - 5, 0), at + 3) is not None:
+            return True
+        at = text.find("://", at + 1)
+    return False
 
 
 def _streams(text: str) -> bool:
