@@ -179,7 +179,8 @@ def _methods(rule_cls) -> list[tuple[str, type, str]]:
 
 
 def _mentions_spark(text: str, settings) -> bool:
-    if _SPARK_HINT.search(text):
+    # (the pattern's first three alternatives are these words: most texts hold one, found without the regex)
+    if "spark" in text or "Spark" in text or "SPARK" in text or _SPARK_HINT.search(text):
         return True
     return any(name.rsplit(".", 1)[-1] in text for name in settings["dataframe-functions"])
 
