@@ -418,11 +418,26 @@ def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
     the node itself under a ``_LEAVE`` marker (no tuple per node); a node of a
     class without child fields (Name, strings, numbers: two in five of the nodes
     walked) is left as soon as it is visited.  Children are pushed straight
-    onto the stack, last field first, so that the first is visited first.
+    onto the stack, last field first, so that the first is visited first. A child of a class with no child
+    fields and no hook (a string, a number, a Name when no rule reads names: a fifth of the nodes) is not
+    pushed at all: visiting it would do nothing anyone can see.
     """
     stack: list = [module]
     pop, push = stack.pop, stack.append
-    is_node = _IS_NODE.get
+    pushed: dict = {}  # class -> pushed (a node with child fields or hooks), False (a node that is not), None
+    kind_of = pushed.get
+
+    def kind(cls):
+        if not _is_node(cls):
+            found = None
+        else:
+            fields = fields_of(cls)
+            if fields is None:
+                fields = _reversed_fields(cls)
+            found = bool(fields) or cls in visit or cls in leave
+        pushed[cls] = found
+        return found
+
     fields_of = _REVERSED_FIELDS.get
     visit_get, leave_get = visit.get, leave.get
     add_ancestor, drop_ancestor = ancestors.append, ancestors.pop
@@ -456,9 +471,9 @@ def walk(module: cst.Module, visit: dict, leave: dict, ancestors: list) -> None:
             if vcls is tuple or vcls is list:
                 for item in reversed(value):
                     icls = item.__class__
-                    if is_node(icls) or (icls not in _IS_NODE and _is_node(icls)):
+                    if kind_of(icls) or (icls not in pushed and kind(icls)):
                         push(item)
-            elif is_node(vcls) or (vcls not in _IS_NODE and _is_node(vcls)):
+            elif kind_of(vcls) or (vcls not in pushed and kind(vcls)):
                 push(value)
 
 
