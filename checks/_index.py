@@ -273,7 +273,7 @@ MODULES = {
     'python/sort_overridden_by_later_sort.py': 4706,
     'python/stale_column_reference.py': 9518,
     'python/stream_without_checkpoint.py': 8912,
-    'python/topandas_on_unbounded_dataframe.py': 7304,
+    'python/topandas_on_unbounded_dataframe.py': 7740,
     'python/topandas_without_arrow.py': 9624,
     'python/udf_calls_udf.py': 3468,
     'python/udf_in_predicate.py': 13084,

@@ -86,6 +86,10 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
                 'pdf = spark.table("reviews").withColumn("l", label("body")).groupBy("l").count().toPandas()\n'),
     )
     valid = (
+        Valid("import pandas as pd\nfrom pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
+              "config = {'tables': {'ind': 'db.indicators'}}\npdf = pd.DataFrame({'date': [1, 2], 'x': [0.1, 0.2]})\n"
+              "spark.createDataFrame(pdf).write.mode('overwrite').saveAsTable(config['tables']['ind'])\n"
+              "back = spark.table(config['tables']['ind']).orderBy('date').toPandas()\n"),
         Valid(_SETUP + 'importance = spark.table("model_runs").limit(20)\n'
               'def plot_importance(df):\n    pdf = df.select("feature", "gain").toPandas()\n    return pdf\n'
               'plot_importance(importance)\n'),

@@ -186,17 +186,24 @@ class Inference:
 
     def target_key(self, node) -> Optional[str]:
         """How a table, path or view is named, to match a write with a read: the text when the file proves it,
-        else the expression itself for an item or attribute of a module-level constant bound once and never
-        changed in place (`CONFIG["source"]`, `cfg.TABLE`), written `{CONFIG["source"]}`. A plain name the file
+        else the expression itself for an item (also nested) or attribute of a module-level constant bound once and
+        never changed in place (`CONFIG["source"]`, `config["tables"]["ind"]`, `cfg.TABLE`), written
+        `{CONFIG["source"]}`. A plain name the file
         does not prove is not a key: it may hold another value by then."""
         text = self.text_of(node)
         if text is not None:
             return text
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            item = literal_string(node.slice[0].slice.value)
-            base = node.value
-            if item is not None and isinstance(base, cst.Name) and self.constant_container(base.value):
-                return f'{{{base.value}["{item}"]}}'
+        if isinstance(node, cst.Subscript):
+            # `CONFIG["source"]`, also nested (`config["tables"]["ind"]`): literal keys all the way down
+            items, base = [], node
+            while isinstance(base, cst.Subscript) and len(base.slice) == 1 and isinstance(base.slice[0].slice, cst.Index):
+                item = literal_string(base.slice[0].slice.value)
+                if item is None:
+                    return None
+                items.append(item)
+                base = base.value
+            if items and isinstance(base, cst.Name) and self.constant_container(base.value):
+                return "{" + base.value + "".join(f'["{item}"]' for item in reversed(items)) + "}"
             return None
         if isinstance(node, cst.Attribute):
             name = dotted_name(node)
