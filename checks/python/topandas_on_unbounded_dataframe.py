@@ -86,6 +86,10 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
                 'pdf = spark.table("reviews").withColumn("l", label("body")).groupBy("l").count().toPandas()\n'),
     )
     valid = (
+        Valid("# Databricks notebook source\n# MAGIC %run ./config/configure_notebook\n\n# COMMAND ----------\n\n"
+              "import pandas as pd\npdf = pd.DataFrame({'date': [1, 2]})\n"
+              "spark.createDataFrame(pdf).write.mode('overwrite').saveAsTable(config['tables']['indicators'])\n"
+              "back = spark.table(config['tables']['indicators']).toPandas()\n"),
         Valid("import pandas as pd\nfrom pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
               "config = {'tables': {'ind': 'db.indicators'}}\npdf = pd.DataFrame({'date': [1, 2], 'x': [0.1, 0.2]})\n"
               "spark.createDataFrame(pdf).write.mode('overwrite').saveAsTable(config['tables']['ind'])\n"

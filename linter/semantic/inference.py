@@ -213,10 +213,13 @@ class Inference:
         return None
 
     def constant_container(self, name: str) -> bool:
-        """A module-level name bound once, not rebound in the scopes around (a parameter, a local), and never
-        changed in place by the file (`CONFIG["k"] = ...`, `CONFIG.update(...)`, `cfg.TABLE = ...`)."""
-        if any(name in scope.names for scope in self.scopes[1:]) or self.module_assignment(name) is None:
+        """A module-level name bound once (or never: a notebook's `%run` defines it), not rebound in the scopes
+        around (a parameter, a local), and never changed in place by the file (`CONFIG["k"] = ...`,
+        `CONFIG.update(...)`, `cfg.TABLE = ...`)."""
+        if any(name in scope.names for scope in self.scopes[1:]):
             return False
+        if self.module_assignment(name) is None and self.bindings(name) != 0:
+            return False  # (a name the file never binds: a `%run` notebook's configuration, read the same way)
         unchanged = self.__dict__.setdefault("_unchanged_in_place", {})  # name -> answer: one text scan a name
         if name not in unchanged:
             changed = re.compile(rf"(?<![\w.]){re.escape(name)}\s*(?:\[[^\]\n]*\]|\.\w+)\s*(?:[-+*/|&]?=(?!=))"
