@@ -60,7 +60,10 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
         if bound <= max_rows:
             return None
         why = f"its `limit({bound:_})` is above max-rows ({max_rows:_})"
-    elif _grouped(rule.ctx, receiver):
+    elif (mapped := _grouped(rule.ctx, receiver)) == "map":
+        why = ("a grouped-map function (`applyInPandas`) returns any number of rows for each group, and nothing "
+               "here bounds them (no `limit`)")
+    elif mapped:
         why = "a grouped or distinct result has a row per key, and nothing here bounds the keys (no `limit`)"
     elif (grouping := _sql_grouping(rule.ctx, value)) is not None:
         why = (f"a grouped result (its SQL has a {grouping}) has a row per key, and nothing here bounds the keys "
@@ -193,9 +196,14 @@ def _outer_group_by(ctx, value) -> bool:
 _GROUP_BY = re.compile(r"(?is)\bgroup\s+by\b")
 
 
-def _grouped(ctx, receiver) -> bool:
+# A grouping's methods that call a function of each group's rows, which returns any number of rows.
+_GROUPED_MAPS = frozenset(("applyInPandas", "applyInArrow", "apply", "applyInPandasWithState", "cogroup"))
+
+
+def _grouped(ctx, receiver):
     """The receiver's chain (or the value of the name it starts from, in this scope, a few names deep:
-    `df_res = x.groupBy(...).count()`, then `df_res.select(...).collect()`) groups or deduplicates."""
+    `df_res = x.groupBy(...).count()`, then `df_res.select(...).collect()`) groups or deduplicates: True, or
+    "map" when a grouped-map function makes its rows (`groupBy(k).applyInPandas(f, schema)`); else False."""
     node = receiver
     for _ in range(4):
         if isinstance(node, cst.Name):
@@ -204,6 +212,8 @@ def _grouped(ctx, receiver) -> bool:
                 return False
             node = value.node
         while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in _GROUPED_MAPS:
+                return "map"
             if node.func.attr.value in _GROUPINGS:
                 return True
             node = node.func.value

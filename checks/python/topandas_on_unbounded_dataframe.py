@@ -69,6 +69,8 @@ class ToPandasOnUnboundedDataFrame(PythonRule):
     options = {"max-rows": Option(1_000_000, "A `limit(n)` above this does not count as a bound.")}
 
     invalid = (
+        Invalid(_SETUP + "events = spark.table('events')\n"
+                "corr = events.groupby(F.lit(1)).applyInPandas(lambda p: p.corr(), 'a double, b double').toPandas()\n"),
         Invalid(_SETUP + 'taxi = spark.read.format("delta").load("Tables/nyctaxi")\npdf = taxi.sample(0.5).toPandas()\n'),
         Invalid(_SETUP + 'sales = spark.table("sales")\npdf = sales.toPandas()\n'),
         Invalid(_SETUP + "def to_frame(df: DataFrame):\n    return df.select('a', 'b').toPandas()\n"),
