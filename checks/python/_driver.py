@@ -60,8 +60,8 @@ def unbounded_receiver(rule, node: cst.Call, methods: tuple[str, ...]) -> Option
         if bound <= max_rows:
             return None
         why = f"its `limit({bound:_})` is above max-rows ({max_rows:_})"
-    elif (mapped := _grouped(rule.ctx, receiver)) == "map":
-        why = ("a grouped-map function (`applyInPandas`) returns any number of rows for each group, and nothing "
+    elif isinstance(mapped := _grouped(rule.ctx, receiver), str):
+        why = (f"a grouped-map function (`{mapped}`) returns any number of rows for each group, and nothing "
                "here bounds them (no `limit`)")
     elif mapped:
         why = "a grouped or distinct result has a row per key, and nothing here bounds the keys (no `limit`)"
@@ -203,7 +203,8 @@ _GROUPED_MAPS = frozenset(("applyInPandas", "applyInArrow", "apply", "applyInPan
 def _grouped(ctx, receiver):
     """The receiver's chain (or the value of the name it starts from, in this scope, a few names deep:
     `df_res = x.groupBy(...).count()`, then `df_res.select(...).collect()`) groups or deduplicates: True, or
-    "map" when a grouped-map function makes its rows (`groupBy(k).applyInPandas(f, schema)`); else False."""
+    the method's name when a grouped-map function makes its rows (`groupBy(k).applyInPandas(f, schema)`); else
+    False."""
     node = receiver
     for _ in range(4):
         if isinstance(node, cst.Name):
@@ -213,7 +214,7 @@ def _grouped(ctx, receiver):
             node = value.node
         while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             if node.func.attr.value in _GROUPED_MAPS:
-                return "map"
+                return node.func.attr.value
             if node.func.attr.value in _GROUPINGS:
                 return True
             node = node.func.value

@@ -55,6 +55,37 @@ def _type_arg(call: cst.Call, position: int):
 _NAMES = frozenset({"udf", "pandas_udf", "register"})
 
 
+def function_type_arg(site: UdfSite):
+    """The node a `pandas_udf` declaration gives its kind with (`functionType=...`, or the argument after the
+    return type: `pandas_udf("double", PandasUDFType.SCALAR)`, `pandas_udf(f, "double", 200)`), or None."""
+    call = site.declared
+    if not isinstance(call, cst.Call):
+        return None
+    given = keyword_arg(call, "functionType")
+    if given is not None:
+        return given
+    args = positional_args(call)
+    position = 1 if isinstance(site.report, cst.Decorator) else 2
+    return args[position] if len(args) > position else None
+
+
+def frame_udf(ctx, site: UdfSite) -> bool:
+    """A pandas UDF over whole frames rather than columns: declared a grouped map (`functionType=
+    PandasUDFType.GROUPED_MAP`, or 201), or a function with a parameter annotated as a pandas DataFrame
+    (`def f(key, pdf: pd.DataFrame)`). It is handed a group's rows, not a column's values."""
+    if site.factory != "pandas_udf":
+        return False
+    given = function_type_arg(site)
+    if given is not None and (ctx.code_for(given).endswith("GROUPED_MAP") or ctx.code_for(given) == "201"):
+        return True
+    function = site.function
+    if isinstance(function, cst.FunctionDef):
+        for p in function.params.params:
+            if p.annotation is not None and ctx.code_for(p.annotation.annotation).split(".")[-1] == "DataFrame":
+                return True
+    return False
+
+
 def site_for_call(ctx, call: cst.Call) -> Optional[UdfSite]:
     """``udf(f, T)``, ``F.udf(lambda x: ..., T)``, ``spark.udf.register("n", f, T)``.
 

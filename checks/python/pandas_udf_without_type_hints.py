@@ -2,9 +2,9 @@ from typing import Optional
 
 import libcst as cst
 
-from checks.python._udf import site_for_call, site_for_def
+from checks.python._udf import function_type_arg, site_for_call, site_for_def
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import keyword_arg, literal_int, positional_args
+from linter.semantic import literal_int
 
 _SETUP = (
     "import pandas as pd\nfrom pyspark.sql import SparkSession\n"
@@ -123,18 +123,10 @@ class PandasUdfWithoutTypeHints(PythonRule):
         number = literal_int(arg)
         return _EVAL_TYPES.get(number) if number is not None else None
 
-    def _function_type(self, call, decorator: bool):
-        given = keyword_arg(call, "functionType")
-        if given is not None:
-            return given
-        args = positional_args(call)
-        position = 1 if decorator else 2
-        return args[position] if len(args) > position else None
-
-    def _check(self, site, decorator: bool) -> None:
+    def _check(self, site) -> None:
         if site is None or site.factory != "pandas_udf" or self.ctx.settings.target_spark < (3, 0):
             return
-        given = self._function_type(site.declared, decorator) if site.declared is not None else None
+        given = function_type_arg(site)
         kind = self._kind(given) if given is not None else None
         if kind == "GROUPED_MAP":
             message = (f"pandas UDF `{site.name}` is declared with `PandasUDFType.GROUPED_MAP`, for "
@@ -155,10 +147,10 @@ class PandasUdfWithoutTypeHints(PythonRule):
         self.ctx.report(self, site.report, message, help=help)
 
     def visit_Call(self, node: cst.Call) -> None:
-        self._check(site_for_call(self.ctx, node), decorator=False)
+        self._check(site_for_call(self.ctx, node))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._check(site_for_def(self.ctx, node), decorator=True)
+        self._check(site_for_def(self.ctx, node))
 
 
 def _annotated(function) -> bool:

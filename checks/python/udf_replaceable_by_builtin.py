@@ -5,7 +5,7 @@ import libcst as cst
 from checks.python._builtin_fix import NoFix, instantiate, template
 from checks.python._fixes import atom, functions_alias, source
 from checks.python._callees import module_function
-from checks.python._udf import substituted, inlined_body_expression, site_for_call, site_for_def
+from checks.python._udf import frame_udf, inlined_body_expression, site_for_call, site_for_def, substituted
 from linter.diagnostics import UNSAFE, Fix, NodeEdit
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import FUNCTION, UDF, literal_string, literal_type
@@ -556,6 +556,11 @@ class UdfReplaceableByBuiltin(PythonRule):
                 "    clean_udf = udf(clean, 'boolean')\n    return clean_udf\n"),
     )
     valid = (
+        Valid(_SETUP + "import pandas as pd\nfrom pyspark.sql.functions import pandas_udf, PandasUDFType\n\n"
+              "@pandas_udf('ticker string, close double', PandasUDFType.GROUPED_MAP)\ndef keep(pdf):\n    return pdf\n"),
+        Valid(_SETUP + "import pandas as pd\nfrom pyspark.sql.functions import pandas_udf\n\n"
+              "@pandas_udf('ticker string, close double')\ndef keep(key, pdf: pd.DataFrame) -> pd.DataFrame:\n"
+              "    return pdf\n"),
         Valid(_SETUP + "@udf(IntegerType())\ndef tier(score):\n    if score < 1:\n        return 0\n"
               "    return lookup_tier(score)\n"),
         # the words depend on the row itself: no one pattern holds them
@@ -581,8 +586,8 @@ class UdfReplaceableByBuiltin(PythonRule):
         self.other_uses: dict = {}  # index -> uses that are not calls
 
     def _check(self, site) -> None:
-        if site is None or site.function is None:
-            return
+        if site is None or site.function is None or frame_udf(self.ctx, site):
+            return  # (a grouped map's function is given a group's rows: no column expression replaces it)
         builtins = replacement(self.ctx, site.function, pandas=site.factory == "pandas_udf")
         if builtins is None:
             return
