@@ -24,14 +24,15 @@ def shown(ctx, node) -> str:
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
-def counted_frame(ctx, node):
-    """``x`` of ``x.count()`` when ``x`` is a DataFrame whose rows no known limit bounds (a `limit(1)` or a
-    one-row aggregate counts at no cost); else None."""
+def counted_frame(ctx, node, rdds: bool = False):
+    """``x`` of ``x.count()`` when ``x`` is a DataFrame (or, with ``rdds``, an RDD) whose rows no known limit
+    bounds (a `limit(1)` or a one-row aggregate counts at no cost); else None."""
     if node.__class__ is not cst.Call or node.args or method_name(node) != "count":
         return None
     receiver = node.func.value
     value = ctx.semantic.infer(receiver)
-    if value is not None and value.kind == DATAFRAME and not isinstance(value.bound, int):
+    if value is not None and (value.kind == DATAFRAME or rdds and value.kind == RDD) and \
+            not isinstance(value.bound, int):
         return receiver
     return None
 

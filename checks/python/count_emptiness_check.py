@@ -3,7 +3,7 @@ import libcst as cst
 from checks.python._driver import COMPARISONS, FLIPPED, counted_frame, shown
 from checks.python._fixes import atom, replace
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import DATAFRAME, literal_int, method_name, positional_args
+from linter.semantic import DATAFRAME, RDD, literal_int, method_name, positional_args
 
 _SETUP = "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\norders = spark.table('orders')\n"
 
@@ -21,7 +21,8 @@ class CountEmptinessCheck(PythonRule):
     `df.count() > 0`, `== 0`, `>= 1`, `!= 0`, `< 1`, `if df.count():`,
     `not df.count()`, `bool(df.count())`, `if ready and df.count():` (each
     operand of `and` / `or` is a test), `n = df.count()` whose only use is
-    `n > 0` (or `if not n:`), `df.rdd.isEmpty()`, and `len(df.collect()) > 0`.
+    `n > 0` (or `if not n:`), `df.rdd.isEmpty()`, and `len(df.collect()) > 0`;
+    also an RDD's `rdd.count() > 0` (`rdd.isEmpty()` takes one row, in any Spark version).
     A `count()` whose number is used (printed, logged, stored) is not
     reported.
 
@@ -74,7 +75,8 @@ class CountEmptinessCheck(PythonRule):
     otherwise): `df.count() > 0` becomes `not df.isEmpty()`, `== 0` becomes
     `df.isEmpty()`, `if df.count():` becomes `if not df.isEmpty():`, and
     `len(df.collect()) > 0` becomes `not df.isEmpty()`, `df.rdd.isEmpty()`
-    becomes `df.isEmpty()`. A literal `n` of `take(n)`, `head(n)` or
+    becomes `df.isEmpty()`; an RDD's `rdd.count() > 0` becomes `not
+    rdd.isEmpty()` on any Spark. A literal `n` of `take(n)`, `head(n)` or
     `tail(n)` becomes `1`, on any Spark: at least one row of `n` exists
     exactly when one row does. The test's value is the same for every
     DataFrame; only the work to compute it shrinks. `take(n)` of a variable
@@ -99,6 +101,8 @@ class CountEmptinessCheck(PythonRule):
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
+        Invalid("from pyspark import SparkContext\nsc = SparkContext()\npings = sc.textFile('s3://pings/2020/*')\n"
+                "assert pings.count() > 0\n"),
         Invalid(_SETUP + "if orders.count() > 0:\n    print('rows')\n",
                 fixed=_SETUP + "if not orders.isEmpty():\n    print('rows')\n"),
         Invalid(_SETUP + "empty = orders.filter('amount < 0').count() == 0\n",
@@ -204,7 +208,7 @@ class CountEmptinessCheck(PythonRule):
         """
         if not isinstance(node, cst.Call):
             return None
-        receiver = counted_frame(self.ctx, node)
+        receiver = counted_frame(self.ctx, node, rdds=True)
         if receiver is not None:
             return receiver, f"{shown(self.ctx, receiver)}.count()", "count", node
         if method_name(node) in _FETCHES and truth and self.ctx.semantic.is_dataframe(node.func.value):
@@ -250,7 +254,9 @@ class CountEmptinessCheck(PythonRule):
                             "has any", help=f"fetch one row (`len({name}.take(1)) == 0`): it stops at the first "
                             "row, as `isEmpty()` does", fix=fix)
             return
-        if self.ctx.settings.target_spark >= (3, 3):
+        value = self.ctx.semantic.infer(receiver)
+        if self.ctx.settings.target_spark >= (3, 3) or value is not None and value.kind == RDD:
+            # (an RDD has had `isEmpty()` since Spark 1.3: `take(1)` in one job)
             help = f"use `{name}.isEmpty()`, which stops at the first row"
             test = f"{atom(self.ctx, receiver)}.isEmpty()"
             fix = replace(replaced if replaced is not None else node, test if empty else f"not {test}",
