@@ -265,7 +265,7 @@ MODULES = {
     'python/repartition_not_by_keys.py': 13840,
     'python/repartition_to_one.py': 5893,
     'python/repeated_action_without_cache.py': 37657,
-    'python/schema_inference.py': 21852,
+    'python/schema_inference.py': 23583,
     'python/select_star_on_dataframe.py': 6415,
     'python/self_join_without_alias.py': 7868,
     'python/sentinel_null_value.py': 15474,

@@ -5,6 +5,7 @@ import libcst as cst
 from checks.python._literals_and_reads import falsy, reader_chain, reader_options, truthy
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import DATAFRAME, RDD, READER, UNBOUNDED, literal_string, method_name, positional_args
+from linter.semantic.paths import own_nodes
 from linter.semantic.scopes import _written_key, written_spellings
 from linter.sources.python import child_nodes
 
@@ -151,6 +152,8 @@ class SchemaInference(PythonRule):
     triggers = ("inferSchema", "json", "csv")
 
     invalid = (
+        Invalid(_SETUP + "def load_json(paths, **kwargs):\n    reader = spark.read.format('json')\n"
+                "    reader.options(**kwargs)\n    return reader.load(paths)\n"),
         Invalid(_SETUP + "df = spark.read.format('csv').option('inferSchema', 'true').load('/data/*.csv').coalesce(5)\n"),
         Invalid(_SETUP + "orders = spark.read.option('header', True).option('inferSchema', True).csv('s3://raw/orders/')\n"),
         Invalid(_SETUP + "orders = spark.read.csv('s3://raw/orders/', header=True, inferSchema=True)\n"),
@@ -185,6 +188,8 @@ class SchemaInference(PythonRule):
                 "data = spark.read.table('churn_clean')\npdf = data.toPandas()\n"),
     )
     valid = (
+        Valid(_SETUP + "def load_json(paths, schema):\n    reader = spark.read.format('json')\n"
+              "    reader.schema(schema)\n    return reader.load(paths)\n"),
         # a published sample the notebook fetches itself, read from where it saved it
         # ... and brings whole to the driver: small and fixed
         Valid(_SETUP + _DOWNLOAD.format(url="https://example.org/data", folder="/lakehouse/default/Files/raw")
@@ -224,6 +229,28 @@ class SchemaInference(PythonRule):
               "parsed = spark.read.json(spark.sparkContext.parallelize([doc]))\n"),
     )
 
+    def _held_reader(self, chain: list) -> list:
+        """A reader chain continued through the name it starts from, when one assignment gives it a reader
+        (`reader = spark.read.format("json")`, then `reader.load(p)`), with the calls statements of their own
+        make on it (`reader.option(...)`: a reader's options change the reader itself)."""
+        root = chain[-1].func.value if chain else None
+        if not isinstance(root, cst.Name):
+            return chain
+        made = self.ctx.semantic.assigned_expression(root.value)
+        if not isinstance(made, cst.Call):
+            return chain
+        function = self.ctx.function
+        nodes = own_nodes(function) if function is not None else (
+            small for line in self.ctx.module.body if isinstance(line, cst.SimpleStatementLine) for small in line.body)
+        extra = []
+        for statement in nodes:
+            if isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+                calls = reader_chain(statement.value)
+                start = calls[-1].func.value if calls else None
+                if isinstance(start, cst.Name) and start.value == root.value:
+                    extra += calls  # `reader.options(**kwargs)` on a line of its own
+        return chain + extra + reader_chain(made)
+
     def visit_Call(self, node: cst.Call) -> None:
         method = method_name(node)
         if method not in ("csv", "json", "load"):
@@ -233,7 +260,7 @@ class SchemaInference(PythonRule):
             return
         # options by name in any case (Spark's are case-insensitive), the last one set winning; option names and
         # the format may be constants of the project (`constants.CSV_INFER_SCHEMA`)
-        chain = reader_chain(node)
+        chain = self._held_reader(reader_chain(node))
         options, given = reader_options(chain, self.ctx.semantic.text_of)
         has_schema = any(method_name(c) == "schema" for c in chain) or "schema" in options
         setting = options.get("inferschema")
