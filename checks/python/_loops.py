@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from linter.sources.python import contains
+from linter.sources.python import child_nodes, contains
 
 
 class LoopTracker:
@@ -54,14 +54,33 @@ def chain_root_name(node):
 
 def made_afresh_before(body, target: str, node) -> bool:
     """Whether a statement of a loop's own body (outside any branch) before the one holding ``node`` binds
-    ``target`` to something not made from itself (`column_df = df.select(c)`, then `column_df =
-    column_df.select(...)`): each round then starts from a fresh frame, and what it adds does not pile up."""
+    ``target`` to a value that does not mention it (`column_df = df.select(c)`, then `column_df =
+    column_df.select(...)`): each round then starts from a fresh frame, and what it adds does not pile up. Not
+    `df = self.normalize(df)`, `df = F.broadcast(df)`, nor an alias of a frame the round made from it
+    (`tmp = acc.join(...)`, `acc = tmp`)."""
+    derived = {target}  # names the round has bound to values made from `target`, so far
     for statement in getattr(body, "body", ()):
         if contains(statement, node):
             return False
         for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
-            if (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == target
-                    and chain_root_name(small.value) != target):
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)):
+                continue
+            name = small.targets[0].target.value
+            mentions = _mentions_any(small.value, derived)
+            if name == target and not mentions:
                 return True
+            if mentions:
+                derived.add(name)
+    return False
+
+
+def _mentions_any(expression, names: set) -> bool:
+    stack = [expression]
+    while stack:
+        current = stack.pop()
+        if current.__class__ is cst.Name and current.value in names:
+            return True
+        if current.__class__ is not cst.Lambda:
+            stack.extend(child_nodes(current))
     return False

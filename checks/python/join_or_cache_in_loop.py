@@ -130,6 +130,8 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
     doc_setup = 'edges = spark.table("edges")\ndepth = 10\n'
 
     invalid = (
+        Invalid(_SETUP + "acc = spark.table('base')\nfor d in [r[0] for r in spark.table('days').take(400)]:\n"
+                "    tmp = acc.join(edges.filter(edges.d == d), 'k')\n    acc = tmp\n    acc = acc.join(edges, 'k2')\n"),
         # a snippet (or a notebook cell) whose frame comes from elsewhere: `df` is only ever rebound from itself
         Invalid("from pyspark.sql import functions as F\nfor lookup in lookups:\n    df = df.join(lookup, 'id')\n"),
         Invalid(_SETUP + "reached = edges.select('dst')\nfor _ in range(10):\n"

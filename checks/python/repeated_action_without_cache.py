@@ -23,6 +23,7 @@ from linter.semantic import (
     method_name,
 )
 from linter.semantic.bounds import UNBOUNDED
+from linter.semantic.evidence import callback_params
 from linter.semantic.values import MODEL
 
 _SETUP = (
@@ -515,14 +516,13 @@ class RepeatedActionWithoutCache(PythonRule):
         this file (`def fan_out(batch_df, batch_id)` and `.foreachBatch(fan_out)`, a method and
         `.foreachBatch(self.fan_out)`, a function a lambda or `functools.partial` hands the batch to, or the inner
         function a factory returns)."""
-        functions = [a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)]
-        if not functions:
+        function = self.ctx.function
+        if function is None:
             return False
-        function = functions[0]
-        place = self.ctx.semantic.batch_parameter(function, functions[1] if len(functions) > 1 else None)
-        params = [p.name.value for p in function.params.params]
-        if params and params[0] in ("self", "cls"):
-            params = params[1:]
+        enclosing = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)
+                          and a is not function), None)
+        place = self.ctx.semantic.batch_parameter(function, enclosing)
+        params = callback_params(function)
         return place is not None and place < len(params) and params[place] == name
 
     def _evaluated(self, node: cst.Call):

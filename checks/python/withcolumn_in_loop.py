@@ -126,6 +126,8 @@ class WithcolumnInLoop(LoopTracker, PythonRule):
     doc_setup = 'orders = spark.table("orders")\n'
 
     invalid = (
+        Invalid(_SETUP + "def normalize(df):\n    return df.dropna()\n\nfor c in ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j']:\n"
+                "    orders = normalize(orders)\n    orders = orders.withColumn(c, F.trim(c))\n"),
         Invalid(_SETUP + "for path in spark.table('compacted_files').toPandas()['path']:\n"
                 "    orders = orders.withColumn('file', F.input_file_name()).filter(F.col('file') != path).drop('file')\n"),
         Invalid(_SETUP + "for field in orders.schema.fields:\n    trimmed = orders.select(field.name)\n"

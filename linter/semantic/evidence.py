@@ -89,10 +89,10 @@ _BATCH_FUNCTION = re.compile(
 )
 # `foreachBatch(lambda df, epoch: upsert(spark, df, epoch))`: the function the lambda hands its batch to, at a place
 _BATCH_LAMBDA = re.compile(
-    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?lambda\s+(\w+)\s*,\s*\w+\s*:\s*(?:self\.)?([A-Za-z_]\w*)\s*\(([^()]*)\)"
+    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?lambda\s+(\w+\s*,\s*\w+)\s*:\s*(?:self\.)?([A-Za-z_]\w*)\s*\(([^()]*)\)"
 )
 # `def upsert(micro_df, batch_id)`: foreachBatch's signature, by the name of its second parameter
-_STARTS_BATCH = re.compile(r"\b(?:foreachBatch|forEachBatch)\s*\(")
+_STARTS_BATCH = re.compile(r"\bforeachBatch\s*\(")  # (Glue's `forEachBatch` names its `batch_function=`)
 _BATCH_IDS = frozenset({"batch_id", "batchId", "batchID", "batch_idx", "epoch_id", "epochId", "epochID"})
 # `foreachBatch(make_upsert(spark, "t"))`: a factory whose returned inner function is the callback
 _BATCH_FACTORY = re.compile(r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?(?:self\.)?([A-Za-z_]\w*)\s*\(")
@@ -228,6 +228,23 @@ def _body(node) -> list:
 _NESTED = (cst.FunctionDef, cst.ClassDef)  # a nested function or class has scopes of its own: not read
 
 
+def callback_params(node) -> list:
+    """The names of a function's positional parameters, without a method's `self` or `cls`."""
+    params = [p.name.value for p in node.params.params]
+    return params[1:] if params and params[0] in ("self", "cls") else params
+
+
+def _forwarded(places: dict, lambdas: list, first: bool) -> None:
+    """From `lambda df, i: upsert(spark, df, i)` (the regexes' groups: the lambda's parameters, the function it
+    calls, that call's arguments), the place where the function receives the lambda's batch (its first
+    parameter, or with ``first`` False its last: `foreachRDD(lambda t, rdd: ...)`)."""
+    for params, function, args in lambdas:
+        batch = params.split(",")[0 if first else -1].strip()
+        given = [a.strip() for a in args.split(",")]
+        if batch in given:
+            places.setdefault(function, given.index(batch))
+
+
 class Evidence:
     """Mixed into ``Semantic``: ``evidence_value`` for names the bindings do not know."""
 
@@ -241,20 +258,18 @@ class Evidence:
     def _batch_callbacks(self) -> tuple:
         """The file's `foreachBatch` callbacks, read from its text once: {function name: the position of its
         micro-batch parameter}, the names of the factories whose returned function is one, and whether the file
-        starts a `foreachBatch` at all."""
+        starts a `foreachBatch` with a callback none of these forms names (chosen at run time)."""
         if self._batch_functions is None:
             text = self.text or ""
-            places, factories, started = {}, set(), False
+            places, factories, unnamed = {}, set(), False
             if "achBatch" in text or "batch_function" in text:
-                started = _STARTS_BATCH.search(text) is not None
                 for a, b in _BATCH_FUNCTION.findall(text):
                     places.setdefault(a or b, 0)
-                for batch, function, args in _BATCH_LAMBDA.findall(text):
-                    given = [a.strip() for a in args.split(",")]
-                    if batch in given:
-                        places.setdefault(function, given.index(batch))
+                _forwarded(places, _BATCH_LAMBDA.findall(text), first=True)
                 factories = set(_BATCH_FACTORY.findall(text)) - {"partial", "functools"}
-            self._batch_functions = (places, factories, started)
+                unnamed = any(not any(p.match(text, m.start()) for p in (_BATCH_FUNCTION, _BATCH_LAMBDA, _BATCH_FACTORY))
+                              for m in _STARTS_BATCH.finditer(text))
+            self._batch_functions = (places, factories, unnamed)
         return self._batch_functions
 
     def batch_function(self, name: str) -> bool:
@@ -268,15 +283,14 @@ class Evidence:
         inner function a factory returns (`def make_upsert(t): def upsert(df, i): ...; return upsert` and
         `foreachBatch(make_upsert("t"))`) is a callback too, and so is a function with foreachBatch's signature,
         `(batch_df, batch_id)` by the name of its second parameter, in a file that starts a `foreachBatch` with a
-        callback it chooses at run time (`foreachBatch(get_function(name)(settings))`)."""
-        places, factories, started = self._batch_callbacks()
+        callback it chooses at run time (`foreachBatch(get_function(name)(settings))`) and never calls itself."""
+        places, factories, unnamed = self._batch_callbacks()
         name = node.name.value
         if name in places:
             return places[name]
-        params = [p.name.value for p in node.params.params]
-        if params and params[0] in ("self", "cls"):
-            params = params[1:]
-        if len(params) == 2 and params[1] in _BATCH_IDS and started:
+        params = callback_params(node)
+        if len(params) == 2 and params[1] in _BATCH_IDS and unnamed and \
+                re.search(rf"(?<!def )(?<![\w.]){re.escape(name)}\s*\(", self.text or "") is None:
             return 0  # `def upsert(micro_df, batch_id)` in a file that starts a `foreachBatch`: chosen at run time
         if isinstance(enclosing, cst.FunctionDef) and enclosing.name.value in factories and any(
                 isinstance(line, cst.SimpleStatementLine) and isinstance(line.body[0], cst.Return)
@@ -294,15 +308,10 @@ class Evidence:
             if "foreachRDD" in text:
                 for name in _RDD_CALLBACK.findall(text):
                     self._rdd_callbacks.setdefault(name, -1)  # the last parameter: `(rdd)` or `(time, rdd)`
-                for params, function, args in _RDD_LAMBDA.findall(text):
-                    rdd = params.split(",")[-1].strip()
-                    given = [a.strip() for a in args.split(",")]
-                    if rdd in given:
-                        self._rdd_callbacks.setdefault(function, given.index(rdd))
+                _forwarded(self._rdd_callbacks, _RDD_LAMBDA.findall(text), first=False)
         place = self._rdd_callbacks.get(node.name.value)
         if place == -1:
-            params = [p.name.value for p in node.params.params]
-            count = len(params) - (1 if params and params[0] in ("self", "cls") else 0)
+            count = len(callback_params(node))
             place = count - 1 if count in (1, 2) else None
         return place
 

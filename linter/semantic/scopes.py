@@ -430,9 +430,9 @@ class Scopes:
         batch, kind = self.batch_parameter(node, enclosing), DATAFRAME
         if batch is None:
             batch, kind = self.rdd_callback_parameter(node), RDD
-        in_class = len(self.scopes) > 1 and self.scopes[-2].kind == "class"
-        if batch is not None and in_class and not node.decorators:
-            batch += 1  # `self` comes first: the micro-batch is a later parameter
+        first = node.params.params[0].name.value if node.params.params else None
+        if batch is not None and first in ("self", "cls"):
+            batch += 1  # `self` comes first (as `callback_params` reads it): the micro-batch is a later parameter
         for i, p in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
             value = self._param_value(p)
             if value is None and i == batch:
