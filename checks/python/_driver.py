@@ -229,8 +229,8 @@ _COLUMN_CONSUMERS = frozenset(("select", "withColumn", "withColumns", "agg"))
 
 def for_a_driver_frame(ctx, node) -> bool:
     """Whether the column expression ``node`` (on the walk's path) goes into a `select`, `withColumn` or `agg` of a
-    frame the driver built (`spark.createDataFrame(pdf)`, literal rows): rows that fit on the driver, where one
-    task sorting them or one array of them is no harm."""
+    frame the driver built (`spark.createDataFrame(pdf)`, literal rows) or one of at most 100,000 rows: rows that
+    fit on the driver, where one task sorting them or one array of them is no harm."""
     ancestors = ctx.ancestors
     i = len(ancestors) - 1
     while i >= 0 and ancestors[i] is not node:
@@ -240,6 +240,28 @@ def for_a_driver_frame(ctx, node) -> bool:
         if call.__class__ is cst.Call and call.func.__class__ is cst.Attribute and \
                 call.func.attr.value in _COLUMN_CONSUMERS and any(a is ancestors[j + 1] for a in call.args):
             value = ctx.semantic.infer(call.func.value)
-            return value is not None and value.kind == DATAFRAME and (
-                value.bound == BOUNDED or isinstance(value.bound, int))
+            if value is None or value.kind != DATAFRAME:
+                return False
+            if isinstance(value.bound, int):
+                return value.bound <= _DRIVER_ROWS  # `limit(50_000_000)` is bounded, not small
+            return value.bound == BOUNDED and not _limited_by_a_variable(ctx, call.func.value)
+    return False
+
+
+_DRIVER_ROWS = 100_000  # rows one task sorts, or one array holds, in no time
+
+
+def _limited_by_a_variable(ctx, frame) -> bool:
+    """Whether the frame's chain (through the names it was assigned, a few deep) has a `limit(n)` or `sample` of
+    a number the file does not show: bounded, but maybe by millions. The other bounded frames are built on the
+    driver (`createDataFrame`, also returned by a function of the file), or are a command's handful of rows."""
+    node = frame
+    for _ in range(4):
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in ("limit", "sample"):
+                return True
+            node = node.func.value
+        if not isinstance(node, cst.Name):
+            return False
+        node = ctx.semantic.assigned_expression(node.value)
     return False

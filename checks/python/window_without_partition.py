@@ -68,6 +68,7 @@ class WindowWithoutPartition(PythonRule):
     doc_setup = 'from pyspark.sql import Window\norders = spark.table("orders")\n'
 
     invalid = (
+        Invalid(_SETUP + "r = orders.limit(50_000_000).withColumn('n', F.row_number().over(Window.orderBy('ts')))\n"),
         Invalid(_SETUP + "w = Window.orderBy('ts')\nr = orders.withColumn('prev', F.lag('amount').over(w))\n"),
         Invalid(_SETUP + "w = Window.partitionBy().orderBy('ts').rowsBetween(-1, 0)\n"
                 "r = orders.withColumn('s', F.sum('amount').over(w))\n"),

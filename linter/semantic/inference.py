@@ -222,8 +222,10 @@ class Inference:
             return False  # (a name the file never binds: a `%run` notebook's configuration, read the same way)
         unchanged = self.__dict__.setdefault("_unchanged_in_place", {})  # name -> answer: one text scan a name
         if name not in unchanged:
-            changed = re.compile(rf"(?<![\w.]){re.escape(name)}\s*(?:\[[^\]\n]*\]|\.\w+)\s*(?:[-+*/|&]?=(?!=))"
-                                 rf"|(?<![\w.]){re.escape(name)}\.(?:update|setdefault|pop|popitem|clear|__setitem__)\s*\(")
+            # (also nested: `config["tables"]["ind"] = ...`, `config["tables"].update(...)`)
+            changed = re.compile(rf"(?<![\w.]){re.escape(name)}(?:\s*(?:\[[^\]\n]*\]|\.\w+))+\s*(?:[-+*/|&]?=(?!=))"
+                                 rf"|(?<![\w.]){re.escape(name)}(?:\s*\[[^\]\n]*\])*\.(?:update|setdefault|pop|popitem"
+                                 rf"|clear|__setitem__)\s*\(")
             unchanged[name] = changed.search(self.text or "") is None
         return unchanged[name]
 
