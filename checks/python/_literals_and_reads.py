@@ -230,12 +230,15 @@ def constant_field(semantic, node, ancestors=()) -> bool:
     if isinstance(node, cst.Name):
         if node.value in ("True", "False", "None"):
             return True
-        loop = next((a for a in reversed(ancestors) if a.__class__ is cst.For and a.target.__class__ is cst.Name
-                     and a.target.value == node.value), None)
-        if loop is not None:
-            items = loop.iter
+        at = next((i for i in range(len(ancestors) - 1, -1, -1) if ancestors[i].__class__ is cst.For
+                   and ancestors[i].target.__class__ is cst.Name and ancestors[i].target.value == node.value), None)
+        # the loop's item, when nothing else binds the name (no assignment, comprehension or parameter of a
+        # function or lambda between the loop and here) and the list is not changed in place
+        if at is not None and semantic.bindings(node.value) == 1 and not any(
+                a.__class__ in (cst.FunctionDef, cst.Lambda) for a in ancestors[at + 1:]):
+            items = ancestors[at].iter
             if isinstance(items, cst.Name):
-                items = semantic.assigned_expression(items.value)
+                items = None if semantic.changed_in_place(items.value) else semantic.assigned_expression(items.value)
             return isinstance(items, (cst.List, cst.Tuple, cst.Set)) and bool(items.elements) and all(
                 isinstance(e, cst.Element) and (isinstance(e.value, (cst.Integer, cst.Float)) or (
                     literal_string(e.value) is not None and not {"'", '"', "\\"} & set(literal_string(e.value))))

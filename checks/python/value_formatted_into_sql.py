@@ -82,6 +82,8 @@ class ValueFormattedIntoSql(PythonRule):
     triggers = ("sql", "where", "filter", "expr")
 
     invalid = (
+        Invalid(_SETUP + "import sys\nyears = ['2021', '2020']\nyears.append(sys.argv[1])\nfor year in years:\n"
+                "    spark.sql(f\"SELECT id FROM t WHERE y = '{year}'\").show()\n"),
         Invalid(_SETUP + "def by_years(years):\n    for year in years:\n"
                 "        spark.sql(f'SELECT id FROM t WHERE y = {year}').write.mode('overwrite').parquet(f'/o/{year}')\n"),
         Invalid(_SETUP + "for name in [\"o'brien\", 'smith']:\n"

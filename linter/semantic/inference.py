@@ -220,14 +220,20 @@ class Inference:
             return False
         if self.module_assignment(name) is None and self.bindings(name) != 0:
             return False  # (a name the file never binds: a `%run` notebook's configuration, read the same way)
-        unchanged = self.__dict__.setdefault("_unchanged_in_place", {})  # name -> answer: one text scan a name
-        if name not in unchanged:
-            # (also nested: `config["tables"]["ind"] = ...`, `config["tables"].update(...)`)
-            changed = re.compile(rf"(?<![\w.]){re.escape(name)}(?:\s*(?:\[[^\]\n]*\]|\.\w+))+\s*(?:[-+*/|&]?=(?!=))"
+        return not self.changed_in_place(name)
+
+    def changed_in_place(self, name: str) -> bool:
+        """Whether the file changes what ``name`` holds without rebinding it: an item or attribute assigned, at
+        any depth (`config["tables"]["ind"] = ...`), a mutating method (`update`, `append`, `extend`, ...), or
+        `name += ...`."""
+        changed = self.__dict__.setdefault("_changed_in_place", {})  # name -> answer: one text scan a name
+        if name not in changed:
+            pattern = re.compile(rf"(?<![\w.]){re.escape(name)}(?:\s*(?:\[[^\]\n]*\]|\.\w+))+\s*(?:[-+*/|&]?=(?!=))"
                                  rf"|(?<![\w.]){re.escape(name)}(?:\s*\[[^\]\n]*\])*\.(?:update|setdefault|pop|popitem"
-                                 rf"|clear|__setitem__)\s*\(")
-            unchanged[name] = changed.search(self.text or "") is None
-        return unchanged[name]
+                                 rf"|clear|__setitem__|append|extend|insert|remove)\s*\("
+                                 rf"|(?<![\w.]){re.escape(name)}\s*[-+*/|&]=")
+            changed[name] = pattern.search(self.text or "") is not None
+        return changed[name]
 
     def _self_attribute(self, attr: str) -> Optional[Value]:
         """``self.attr`` in a method: what the class assigns it, or what its use in the class says."""
