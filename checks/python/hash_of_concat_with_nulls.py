@@ -3,7 +3,6 @@ from typing import Optional
 import libcst as cst
 
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic.paths import own_nodes
 from linter.sources.python import child_nodes
 
 _SETUP = (
@@ -87,6 +86,13 @@ class HashOfConcatWithNulls(PythonRule):
                 "    else:\n        column = F.col(columns[0])\n    return F.sha2(column, num_bits)\n"),
     )
     valid = (
+        Valid(_SETUP + "def row_key(df, columns):\n    key = F.concat_ws('|', *columns)\n"
+              "    df = df.withColumn('natural_key', key)\n    key = F.to_json(F.struct(*columns))\n"
+              "    return df.withColumn('hash', F.sha2(key, 256))\n"),
+        Valid(_SETUP + "def row_key(id_col, extra):\n    parts = [F.coalesce(F.col(id_col), F.lit(''))]\n"
+              "    parts.append(F.col(extra))\n    return F.md5(F.concat_ws('|', *parts))\n"),
+        Valid(_SETUP + "def row_key(columns):\n    parts = []\n"
+              "    parts.extend(F.coalesce(F.col(c), F.lit('')) for c in columns)\n    return F.md5(F.concat_ws('|', *parts))\n"),
         Valid(_SETUP + "k = F.md5(F.concat_ws('|', F.coalesce(F.trim('id'), F.lit('')), F.coalesce('email', F.lit(''))))\n"),
         Valid(_SETUP + "k = F.sha2(F.concat(F.col('ssn'), F.lit('pepper')), 256)\n"),
         Valid(_SETUP + "k = F.md5(F.concat_ws('|', F.upper(F.trim(F.coalesce('email', F.lit('')))),\n"
@@ -114,7 +120,7 @@ class HashOfConcatWithNulls(PythonRule):
             at = node
             # every value a branch of the function may give it (`if len(cols) > 1: column = F.concat_ws(...)`,
             # `else: column = cols[0]`): a hash of the concatenation on one path is reported
-            candidates = semantic.assigned_expressions(inner.value)
+            candidates = self._reaching(inner.value)
         found = next((c for c in map(self._concatenation, candidates) if c is not None), None)
         if found is None:
             return
@@ -148,17 +154,34 @@ class HashOfConcatWithNulls(PythonRule):
                        for part in parts)
         return (value, joined) if nullable >= 2 else None
 
+    def _reaching(self, name: str) -> list:
+        """The values of ``name`` that may reach the statement being walked: from the last line of the function
+        before it that assigns the name (`key = F.to_json(...)` after an earlier `key = F.concat_ws(...)`), and
+        the assignments inside the blocks between that line and this statement; with no such line, every
+        branch's (`if len(cols) > 1: key = F.concat_ws(...)` / `else: key = cols[0]`)."""
+        function = self.ctx.function
+        body = function.body.body if function is not None and isinstance(function.body, cst.IndentedBlock) else ()
+        here = next((a for a, b in zip(self.ctx.ancestors[1:], self.ctx.ancestors) if b is function.body), None) \
+            if body else None
+        if here is None or here not in body:
+            return self.ctx.semantic.assigned_expressions(name)
+        before = list(body[:body.index(here)])
+        lines = [i for i, statement in enumerate(before) if isinstance(statement, cst.SimpleStatementLine)
+                 and _assigned_in([statement], name)]
+        if not lines:
+            return self.ctx.semantic.assigned_expressions(name)
+        last = lines[-1]
+        return _assigned_in([before[last]], name)[-1:] + _assigned_in(before[last + 1:], name)
+
     def _starred(self, value) -> int:
         """How many nullable columns `*value` may spread: none for a list (or comprehension) of null-safe
         columns the code builds (`parts = [F.coalesce(c, F.lit("")) for c in cols]`, or `parts = []` and
-        `parts.append(F.coalesce(...))` in the same function), else two or more."""
+        `parts.append(F.coalesce(...))` / `parts.extend(...)` in the same function), else two or more."""
         appended = None
         if isinstance(value, cst.Name):
             function = self.ctx.function
             if function is not None:
-                appended = [n.args[0].value for n in own_nodes(function) if isinstance(n, cst.Call) and n.args
-                            and isinstance(n.func, cst.Attribute) and n.func.attr.value == "append"
-                            and isinstance(n.func.value, cst.Name) and n.func.value.value == value.value]
+                appended = _fills(function, value.value)
             value = self.ctx.semantic.assigned_expression(value.value) or value
         if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
             return 0 if self._null_safe(value.elt) else 2
@@ -166,9 +189,9 @@ class HashOfConcatWithNulls(PythonRule):
             listed = [e.value for e in value.elements if isinstance(e, cst.Element)]
             if len(listed) < len(value.elements) or not (listed or appended):
                 return 2  # a starred element, or a list filled another way (`extend`, a helper)
-            # an appended column may be appended many times (in a loop): a nullable one counts as two
+            # a column appended in a loop may be appended many times: a nullable one counts as two
             return sum(0 if self._null_safe(e) else 1 for e in listed) + \
-                sum(0 if self._null_safe(e) else 2 for e in appended or ())
+                sum(0 if e is not None and self._null_safe(e) else 2 if repeated else 1 for e, repeated in appended or ())
         return 2
 
     def _null_safe(self, value) -> bool:
@@ -187,3 +210,45 @@ class HashOfConcatWithNulls(PythonRule):
                     return True  # a branch for the null case (`when(c.isNull(), marker)`)
             stack.extend(child_nodes(node))
         return False
+
+
+def _assigned_in(statements, name: str) -> list:
+    """The values ``name = value`` takes in these statements, in source order (nested definitions aside)."""
+    found = []
+    stack = list(reversed(statements))
+    while stack:
+        node = stack.pop()
+        if node.__class__ in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if node.__class__ is cst.Assign and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                for t in node.targets):
+            found.append(node.value)
+        stack.extend(reversed(child_nodes(node)))
+    return found
+
+
+def _fills(function, name: str) -> list:
+    """(column, repeated) for what a function's own body adds to list ``name``: `name.append(c)` (repeated in a
+    loop), the items of `name.extend([...])` and the element of `name.extend(c for ...)` (repeated); a column
+    None when `extend` is given something else (unknown)."""
+    found = []
+    stack = [(function.body, False)]
+    while stack:
+        node, looped = stack.pop()
+        if node.__class__ in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if node.__class__ is cst.Call and node.args and isinstance(node.func, cst.Attribute) and \
+                isinstance(node.func.value, cst.Name) and node.func.value.value == name:
+            arg = node.args[0].value
+            if node.func.attr.value == "append":
+                found.append((arg, looped))
+            elif node.func.attr.value == "extend":
+                if isinstance(arg, (cst.ListComp, cst.GeneratorExp)):
+                    found.append((arg.elt, True))
+                elif isinstance(arg, (cst.List, cst.Tuple)):
+                    found += [(e.value if isinstance(e, cst.Element) else None, looped) for e in arg.elements]
+                else:
+                    found.append((None, True))
+        inner = looped or node.__class__ in (cst.For, cst.While)
+        stack.extend((child, inner) for child in child_nodes(node))
+    return found

@@ -337,8 +337,8 @@ def single_assignment(function, name: str):
 
 
 def assignments(function, name: str) -> Optional[list]:
-    """The values of every ``name = value`` among a function's own statements (nested definitions aside), in
-    order: each is what the name may hold after its branch (`if len(cols) > 1: key = F.concat_ws("|", *cols)`
+    """The values of every ``name = value`` among a function's own statements (nested definitions aside), in no
+    particular order: each is what the name may hold after its branch (`if len(cols) > 1: key = F.concat_ws("|", *cols)`
     / `else: key = cols[0]`). None when the name is bound otherwise too (a parameter, a loop target, `+=`)."""
     found = []
     params = function.params
