@@ -81,27 +81,27 @@ FOREIGN_MODULES = (
     "geopandas", "numpy", "pyspark.pandas", "databricks.koalas", "koalas",
 )
 
+# The opening of a callback-taking call, `foreachBatch(` / `foreachRDD(` (and `func=`), then what follows it:
+_OPEN = r"\b{}\s*\(\s*(?:func\s*=\s*)?"
+_NAMED = r"(?:self\.)?([A-Za-z_]\w*)"  # a function by name, or a method of the instance
+_FORWARD = r"\s*:\s*" + _NAMED + r"\s*\(([^()]*)\)"  # a lambda's body calling a function with its arguments
 # `writeStream.foreachBatch(fn)`, AWS Glue's `glueContext.forEachBatch(frame=..., batch_function=fn, ...)`, and
 # `foreachBatch(functools.partial(fn, table="t"))` (keywords only: a bound positional would shift the batch)
 _BATCH_FUNCTION = re.compile(
-    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?(?:self\.)?([A-Za-z_]\w*)"
-    r"\s*(?:\)|,\s*\w+\s*=)|\bbatch_function\s*=\s*(?:self\.)?([A-Za-z_]\w*)"
+    _OPEN.format("foreachBatch") + r"(?:(?:functools\s*\.\s*)?partial\s*\(\s*)?" + _NAMED
+    + r"\s*(?:\)|,\s*\w+\s*=)|\bbatch_function\s*=\s*" + _NAMED
 )
 # `foreachBatch(lambda df, epoch: upsert(spark, df, epoch))`: the function the lambda hands its batch to, at a place
-_BATCH_LAMBDA = re.compile(
-    r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?lambda\s+(\w+\s*,\s*\w+)\s*:\s*(?:self\.)?([A-Za-z_]\w*)\s*\(([^()]*)\)"
-)
+_BATCH_LAMBDA = re.compile(_OPEN.format("foreachBatch") + r"lambda\s+(\w+\s*,\s*\w+)" + _FORWARD)
 # `def upsert(micro_df, batch_id)`: foreachBatch's signature, by the name of its second parameter
 _STARTS_BATCH = re.compile(r"\bforeachBatch\s*\(")  # (Glue's `forEachBatch` names its `batch_function=`)
 _BATCH_IDS = frozenset({"batch_id", "batchId", "batchID", "batch_idx", "epoch_id", "epochId", "epochID"})
 # `foreachBatch(make_upsert(spark, "t"))`: a factory whose returned inner function is the callback
-_BATCH_FACTORY = re.compile(r"\bforeachBatch\s*\(\s*(?:func\s*=\s*)?(?:self\.)?([A-Za-z_]\w*)\s*\(")
+_BATCH_FACTORY = re.compile(_OPEN.format("foreachBatch") + _NAMED + r"\s*\(")
 # DStream's `foreachRDD(fn)` / `foreachRDD(lambda rdd: self.process(rdd))`: fn's last parameter (`(rdd)` or
 # `(time, rdd)`), or the place the lambda hands its last parameter to, is each micro-batch's RDD
-_RDD_CALLBACK = re.compile(r"\bforeachRDD\s*\(\s*(?:func\s*=\s*)?(?:self\.)?([A-Za-z_]\w*)\s*\)")
-_RDD_LAMBDA = re.compile(
-    r"\bforeachRDD\s*\(\s*(?:func\s*=\s*)?lambda\s+([\w\s,]+?)\s*:\s*(?:self\.)?([A-Za-z_]\w*)\s*\(([^()]*)\)"
-)
+_RDD_CALLBACK = re.compile(_OPEN.format("foreachRDD") + _NAMED + r"\s*\)")
+_RDD_LAMBDA = re.compile(_OPEN.format("foreachRDD") + r"lambda\s+([\w\s,]+?)" + _FORWARD)
 # Calls whose argument is a Spark DataFrame (qualified names after imports are resolved).
 DATAFRAME_TAKING = frozenset({"awsglue.dynamicframe.DynamicFrame.fromDF", "pyspark.sql.functions.broadcast"})
 _MEMBER = None  # compiled on first use: `.` and the name of a watched member, one alternation (scanned in C)
