@@ -239,13 +239,20 @@ def for_a_driver_frame(ctx, node) -> bool:
         call = ancestors[j]
         if call.__class__ is cst.Call and call.func.__class__ is cst.Attribute and \
                 call.func.attr.value in _COLUMN_CONSUMERS and any(a is ancestors[j + 1] for a in call.args):
-            value = ctx.semantic.infer(call.func.value)
-            if value is None or value.kind != DATAFRAME:
-                return False
-            if isinstance(value.bound, int):
-                return value.bound <= _DRIVER_ROWS  # `limit(50_000_000)` is bounded, not small
-            return value.bound == BOUNDED and not _limited_by_a_variable(ctx, call.func.value)
+            return small_frame(ctx, call.func.value)
     return False
+
+
+def small_frame(ctx, frame) -> bool:
+    """Whether the DataFrame expression ``frame`` has at most 100,000 rows, or is bounded by being built on the
+    driver (`spark.createDataFrame(pdf)`, literal rows, also returned by a function of the file) and not by a
+    `limit(n)` of a number the file does not show."""
+    value = ctx.semantic.infer(frame)
+    if value is None or value.kind != DATAFRAME:
+        return False
+    if isinstance(value.bound, int):
+        return value.bound <= _DRIVER_ROWS  # `limit(50_000_000)` is bounded, not small
+    return value.bound == BOUNDED and not _limited_by_a_variable(ctx, frame)
 
 
 _DRIVER_ROWS = 100_000  # rows one task sorts, or one array holds, in no time
