@@ -168,19 +168,23 @@ def target_key(ctx, node) -> str | None:
     if node is None:
         return None
     text = literal_string(node)
+    if text is None:
+        text = ctx.semantic.text_of(node)  # `T = "db.summary"`: the text, as `f"DROP TABLE {T}"` is read
     if text is not None:
         return normalise(text)
     if isinstance(node, cst.FormattedString):
-        out = []
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                out.append(part.value)
-            else:
-                out.append("{" + ctx.code_for(part.expression).strip() + "}")
-        return normalise("".join(out))
+        return normalise("".join(p.value if isinstance(p, cst.FormattedStringText) else _field(ctx, p.expression)
+                                 for p in node.parts))
     if isinstance(node, (cst.Name, cst.Attribute)):
-        return "{" + ctx.code_for(node).strip() + "}"
+        return normalise("{" + ctx.code_for(node).strip() + "}")  # (as a `{name}` of SQL text is, lower-cased)
     return None
+
+
+def _field(ctx, expression) -> str:
+    """An f-string field as a place's text: the text the file proves it holds (`T = "db.summary"`), else
+    `{expression}` as written."""
+    text = ctx.semantic.text_of(expression)
+    return text if text is not None else "{" + ctx.code_for(expression).strip() + "}"
 
 
 def same_place(a: str | None, b: str | None) -> bool:
@@ -232,8 +236,8 @@ def sql_text(ctx, node) -> str | None:
     if text is not None:
         return text
     if isinstance(node, cst.FormattedString):
-        return "".join(p.value if isinstance(p, cst.FormattedStringText)
-                       else "{" + ctx.code_for(p.expression).strip() + "}" for p in node.parts)
+        return "".join(p.value if isinstance(p, cst.FormattedStringText) else _field(ctx, p.expression)
+                       for p in node.parts)
     if isinstance(node, cst.Name):
         value = ctx.semantic.infer(node)
         if value is not None and value.kind == STRING:

@@ -70,6 +70,8 @@ class DropBeforeWrite(PythonRule):
     doc_setup = 'daily = spark.table("sales.orders").groupBy("day").count()\n'
 
     invalid = (
+        Invalid(_SETUP + "SUMMARY = 'glue_catalog.db.summary'\nspark.sql(f'DROP TABLE IF EXISTS {SUMMARY}')\n"
+                "daily.writeTo(SUMMARY).append()\n"),
         Invalid(_SETUP + "spark.sql('DROP TABLE IF EXISTS sales.daily')\n"
                 "daily.write.format('delta').saveAsTable('sales.daily')\n"),
         Invalid(_SETUP + "import shutil\nshutil.rmtree('/dbfs/mnt/curated/daily')\n"
