@@ -231,7 +231,7 @@ MODULES = {
     'python/discarded_transformation.py': 14608,
     'python/distinct_after_join.py': 2987,
     'python/driver_clock_in_expression.py': 17328,
-    'python/drop_before_write.py': 6820,
+    'python/drop_before_write.py': 8537,
     'python/exact_distinct_count.py': 5906,
     'python/fillna_type_mismatch.py': 4572,
     'python/filter_after_cache.py': 15605,

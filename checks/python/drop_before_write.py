@@ -8,6 +8,7 @@ from checks.python._rerun_safety import (
     write_info,
 )
 from linter.registry import Invalid, PythonRule, Valid
+from linter.semantic import keyword_arg, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
@@ -24,7 +25,10 @@ class DropBeforeWrite(PythonRule):
     Finds `spark.sql("DROP TABLE t")`, a recursive `dbutils.fs.rm(path, True)` or `shutil.rmtree(path)`
     (`mssparkutils`, `notebookutils` too) followed, in the same function, by a
     DataFrame write to the same table or path: the same literal, the same
-    variable, or the same f-string.
+    variable, or the same f-string (a constant field read as its text). A
+    streaming query's `toTable(t)` counts too: its checkpoint resumes after the
+    batches already written, so a table dropped at each start keeps only the
+    new ones.
 
     A deleted path written as plain files (`write.parquet(path)`, `.csv`,
     `.json`, `format("orc").save(path)`) is not reported: an overwrite of
@@ -70,6 +74,9 @@ class DropBeforeWrite(PythonRule):
     doc_setup = 'daily = spark.table("sales.orders").groupBy("day").count()\n'
 
     invalid = (
+        Invalid(_SETUP + "spark.sql('DROP TABLE IF EXISTS lake.events')\n"
+                "raw = spark.readStream.format('kafka').option('subscribe', 'events').load()\n"
+                "q = raw.writeStream.format('delta').option('checkpointLocation', 's3://ck/events').toTable('lake.events')\n"),
         Invalid(_SETUP + "SUMMARY = 'glue_catalog.db.summary'\nspark.sql(f'DROP TABLE IF EXISTS {SUMMARY}')\n"
                 "daily.writeTo(SUMMARY).append()\n"),
         Invalid(_SETUP + "spark.sql('DROP TABLE IF EXISTS sales.daily')\n"
@@ -108,16 +115,19 @@ class DropBeforeWrite(PythonRule):
         record_emptied(self.ctx, node)
         info = write_info(self.ctx, node)
         if info is None:
-            return
-        table = info.v2 or info.method in _TABLE_WRITES
-        target = info.target()
+            target = _streamed_table(node)
+            if target is None:
+                return
+            method, table = "toTable", True
+        else:
+            method, table, target = info.method, info.v2 or info.method in _TABLE_WRITES, info.target()
         found = emptied_before(self.ctx, target_key(self.ctx, target), table=table)
         if found is None or id(found.call) in self._reported:
             return
-        if not found.table and info.format() in _PLAIN_FILES:
+        if not found.table and info is not None and info.format() in _PLAIN_FILES:
             return  # an overwrite of plain files deletes them first as well: the delete changes nothing
         self._reported.add(id(found.call))
-        written = f"{info.method}({shown(self.ctx, target)})"
+        written = f"{method}({shown(self.ctx, target)})"
         if found.table:
             help = ("write with `.mode(\"overwrite\")` (add `.option(\"overwriteSchema\", \"true\")` for a new schema), "
                     "or `CREATE OR REPLACE TABLE ... AS SELECT`: one atomic replacement on Delta and Iceberg")
@@ -126,11 +136,23 @@ class DropBeforeWrite(PythonRule):
             help = "drop the delete and write with `.mode(\"overwrite\")`: on Delta, readers keep the old version " \
                    "until the new one commits"
             gone = "the data is gone"
-        self.ctx.report(
-            self,
-            found.call,
-            f"`{found.what}` deletes what `{written}` below rewrites: if the write fails, {gone} "
-            f"until a rerun succeeds",
-            help=help,
-            start=found.call.func.attr,
-        )
+        message = f"`{found.what}` deletes what `{written}` below rewrites: if the write fails, {gone} until a " \
+            "rerun succeeds"
+        if method == "toTable":
+            # a stream resumes from its checkpoint: what it wrote before the drop is not written again
+            message = (f"`{found.what}` deletes what the streaming query's `{written}` below has written: its "
+                       "checkpoint resumes after the batches already done, so each run leaves only the new ones")
+            help = "drop the `DROP TABLE`: the stream appends to the table, and its checkpoint makes restarts safe"
+        self.ctx.report(self, found.call, message, help=help, start=found.call.func.attr)
+
+
+def _streamed_table(node: cst.Call):
+    """The table a streaming query writes (`df.writeStream...toTable("db.events")`), or None."""
+    if method_name(node) != "toTable":
+        return None
+    args = positional_args(node)
+    target = args[0] if args else keyword_arg(node, "tableName")
+    inner = node.func.value
+    while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
+        inner = inner.func.value
+    return target if isinstance(inner, cst.Attribute) and inner.attr.value == "writeStream" else None
