@@ -7,7 +7,9 @@ from typing import Optional
 
 import libcst as cst
 
-from linter.semantic import DATAFRAME, FUNCTION, GROUPED, RDD, SESSION, UDF, keyword_arg, method_name, positional_args
+from linter.semantic import (
+    DATAFRAME, FUNCTION, GROUPED, RDD, SESSION, UDF, keyword_arg, literal_int, method_name, positional_args,
+)
 
 UDF_FACTORIES = frozenset({"udf", "pandas_udf"})
 # Methods whose first argument is a function that runs on the executors.
@@ -69,21 +71,33 @@ def function_type_arg(site: UdfSite):
     return args[position] if len(args) > position else None
 
 
+# `PandasUDFType`'s kinds, and the PythonEvalType numbers sometimes written instead of the names
+PANDAS_UDF_KINDS = ("SCALAR", "SCALAR_ITER", "GROUPED_MAP", "GROUPED_AGG", "GROUPED_AGG_ITER")
+_EVAL_TYPES = {200: "SCALAR", 204: "SCALAR_ITER", 201: "GROUPED_MAP", 202: "GROUPED_AGG"}
+
+
+def pandas_udf_kind(ctx, site: UdfSite) -> Optional[str]:
+    """The kind a `pandas_udf` declaration sets the old way (`PandasUDFType.GROUPED_MAP`, or its number 201):
+    one of PANDAS_UDF_KINDS; None when it sets none (type hints decide) or the file does not show it."""
+    given = function_type_arg(site)
+    if isinstance(given, cst.Attribute) and given.attr.value in PANDAS_UDF_KINDS:
+        return given.attr.value if (ctx.semantic.qualified_name(given.value) or "").endswith("PandasUDFType") else None
+    number = literal_int(given) if given is not None else None
+    return _EVAL_TYPES.get(number) if number is not None else None
+
+
 def frame_udf(ctx, site: UdfSite) -> bool:
-    """A pandas UDF over whole frames rather than columns: declared a grouped map (`functionType=
-    PandasUDFType.GROUPED_MAP`, or 201), or a function with a parameter annotated as a pandas DataFrame
-    (`def f(key, pdf: pd.DataFrame)`). It is handed a group's rows, not a column's values."""
+    """A pandas UDF over whole frames rather than columns: declared a grouped map (`PandasUDFType.GROUPED_MAP`),
+    or a function with a parameter annotated as a pandas DataFrame (`def f(key, pdf: pd.DataFrame)`). It is
+    handed a group's rows, not a column's values."""
     if site.factory != "pandas_udf":
         return False
-    given = function_type_arg(site)
-    if given is not None and (ctx.code_for(given).endswith("GROUPED_MAP") or ctx.code_for(given) == "201"):
+    if pandas_udf_kind(ctx, site) == "GROUPED_MAP":
         return True
     function = site.function
-    if isinstance(function, cst.FunctionDef):
-        for p in function.params.params:
-            if p.annotation is not None and ctx.code_for(p.annotation.annotation).split(".")[-1] == "DataFrame":
-                return True
-    return False
+    return isinstance(function, cst.FunctionDef) and any(
+        p.annotation is not None and ctx.code_for(p.annotation.annotation).split(".")[-1] == "DataFrame"
+        for p in function.params.params)
 
 
 def site_for_call(ctx, call: cst.Call) -> Optional[UdfSite]:

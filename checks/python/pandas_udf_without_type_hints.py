@@ -1,19 +1,13 @@
-from typing import Optional
-
 import libcst as cst
 
-from checks.python._udf import function_type_arg, site_for_call, site_for_def
+from checks.python._udf import function_type_arg, pandas_udf_kind, site_for_call, site_for_def
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import literal_int
 
 _SETUP = (
     "import pandas as pd\nfrom pyspark.sql import SparkSession\n"
     "from pyspark.sql.functions import PandasUDFType, pandas_udf\nfrom pyspark.sql.types import DoubleType\n"
     "spark = SparkSession.builder.getOrCreate()\n"
 )
-_KINDS = ("SCALAR", "SCALAR_ITER", "GROUPED_MAP", "GROUPED_AGG", "GROUPED_AGG_ITER")
-# PythonEvalType numbers written instead of the names
-_EVAL_TYPES = {200: "SCALAR", 204: "SCALAR_ITER", 201: "GROUPED_MAP", 202: "GROUPED_AGG"}
 _HINTS = {
     "SCALAR": "`def f(s: pd.Series) -> pd.Series`",
     "SCALAR_ITER": "`def f(batches: Iterator[pd.Series]) -> Iterator[pd.Series]`",
@@ -114,20 +108,11 @@ class PandasUdfWithoutTypeHints(PythonRule):
                 "to_eur_udf = pandas_udf(to_eur, 'double')\n"),
     )
 
-    def _kind(self, arg) -> Optional[str]:
-        if isinstance(arg, cst.Attribute) and arg.attr.value in _KINDS:
-            q = self.ctx.semantic.qualified_name(arg.value) or ""
-            if q.endswith("PandasUDFType"):
-                return arg.attr.value
-            return None
-        number = literal_int(arg)
-        return _EVAL_TYPES.get(number) if number is not None else None
-
     def _check(self, site) -> None:
         if site is None or site.factory != "pandas_udf" or self.ctx.settings.target_spark < (3, 0):
             return
         given = function_type_arg(site)
-        kind = self._kind(given) if given is not None else None
+        kind = pandas_udf_kind(self.ctx, site)
         if kind == "GROUPED_MAP":
             message = (f"pandas UDF `{site.name}` is declared with `PandasUDFType.GROUPED_MAP`, for "
                        f"`groupBy(...).apply(...)`: PySpark warns that `applyInPandas` replaces both")

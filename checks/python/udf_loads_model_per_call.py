@@ -1,9 +1,8 @@
-import re
 from typing import Optional
 
 import libcst as cst
 
-from checks.python._udf import site_for_call, site_for_def
+from checks.python._udf import pandas_udf_kind, site_for_call, site_for_def
 from linter.registry import Invalid, PythonRule, Valid
 from linter.sources.python import child_nodes
 
@@ -23,9 +22,7 @@ _LOADERS = frozenset((
     "openai.AzureOpenAI", "requests.Session", "psycopg2.connect", "pymysql.connect", "pyodbc.connect",
 ))
 _LOADER_PREFIXES = ("mlflow.",)  # `mlflow.pyfunc.load_model`, `mlflow.sklearn.load_model`, ...
-_LOADER_METHODS = frozenset(("from_pretrained",))
-# `PandasUDFType.SCALAR_ITER` / `MAP_ITER`: an iterator UDF declared the old way, without type hints
-_ITERATOR_KINDS = re.compile(r"\b(?:SCALAR_ITER|MAP_ITER)\b")  # `AutoModel.from_pretrained(...)`, any transformers class
+_LOADER_METHODS = frozenset(("from_pretrained",))  # `AutoModel.from_pretrained(...)`, any transformers class
 
 
 class UdfLoadsModelPerCall(PythonRule):
@@ -145,7 +142,7 @@ class UdfLoadsModelPerCall(PythonRule):
         if isinstance(function, cst.FunctionDef) and _declares_global(function):
             return  # a module-level cache the UDF fills once per worker
         iterator = (isinstance(function, cst.FunctionDef) and _takes_iterator(function)) or (
-            site.declared is not None and _ITERATOR_KINDS.search(self.ctx.code_for(site.declared)) is not None)
+            pandas_udf_kind(self.ctx, site) == "SCALAR_ITER")  # an iterator UDF declared the old way
         found = self._load(body, loop=False, iterator=iterator)
         if found is None:
             return
