@@ -45,11 +45,15 @@ class LoopTracker:
         return loop if any(a is r for a in self.ctx.ancestors for r in repeated) else None
 
 
-def chain_root_name(node):
-    """The name a method chain starts from (`df` of `df.filter(...).join(...)`), or None."""
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        node = node.func.value
-    return node.value if isinstance(node, cst.Name) else None
+def chain_root(node):
+    """The Name at the bottom of ``a.b(...).c(...)``, or None."""
+    while True:
+        if isinstance(node, cst.Call):
+            node = node.func
+        elif isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        else:
+            return node if isinstance(node, cst.Name) else None
 
 
 def made_afresh_before(body, target: str, node) -> bool:

@@ -4,6 +4,7 @@ import libcst as cst
 
 from checks.python._callees import ACTIONS, assigned_names, callee_actions
 from checks.python._driver import shown
+from checks.python._loops import chain_root
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import (
     DATAFRAME,
@@ -30,17 +31,6 @@ _SETUP = (
 )
 # pydeequ's entry points whose `.onData(df)...run()` runs Spark jobs over `df` (a star import is the usual way in).
 _DEEQU_RUNNERS = frozenset(("VerificationSuite", "AnalysisRunner", "ColumnProfilerRunner", "ConstraintSuggestionRunner"))
-
-
-def chain_root(node):
-    """The Name at the bottom of ``a.b(...).c(...)``, or None."""
-    while True:
-        if isinstance(node, cst.Call):
-            node = node.func
-        elif isinstance(node, (cst.Attribute, cst.Subscript)):
-            node = node.value
-        else:
-            return node if isinstance(node, cst.Name) else None
 
 
 class ActionInLoop(PythonRule):

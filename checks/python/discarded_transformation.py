@@ -6,9 +6,9 @@ from checks.python._driver import shown
 from checks.python._fixes import replace, source
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import NA
+from linter.semantic.paths import assigns
 from linter.sources import NOTEBOOK_KINDS
 from linter.sources.notebook import is_cell_marker
-from linter.sources.python import child_nodes
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
@@ -188,7 +188,7 @@ class DiscardedTransformation(PythonRule):
         if any(p.name.value == name for p in (*function.params.params, *function.params.kwonly_params,
                                                *function.params.posonly_params)):
             return True
-        return _assigns(function, name)
+        return assigns(function, name)
 
     def _guarded(self) -> bool:
         """In a `try` body or a `with` block that expects an error (`pytest.raises`, `assertRaises`): evaluated
@@ -247,15 +247,3 @@ def _statement_rows(ctx, module) -> list:
         ctx.memo["\0statement rows"] = rows
     return rows
 
-
-def _assigns(function: cst.FunctionDef, name: str) -> bool:
-    """Whether the function's own body assigns ``name`` (not counting nested functions)."""
-    stack = [function.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name) and node.target.value == name:
-            return True
-        stack.extend(child_nodes(node))
-    return False

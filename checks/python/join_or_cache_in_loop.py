@@ -1,7 +1,7 @@
 import libcst as cst
 
 from checks.python._driver import shown
-from checks.python._loops import LoopTracker, chain_root_name as _root_name, made_afresh_before
+from checks.python._loops import LoopTracker, chain_root, made_afresh_before
 from linter.sources.python import child_nodes
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import method_name, persist_is_spark
@@ -192,7 +192,7 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         join = call
         while isinstance(join, cst.Call) and isinstance(join.func, cst.Attribute) and method_name(join) != "join":
             join = join.func.value
-        if not (isinstance(join, cst.Call) and method_name(join) == "join") or _root_name(join) != target:
+        if not (isinstance(join, cst.Call) and method_name(join) == "join") or getattr(chain_root(join), "value", None) != target:
             if isinstance(loop, cst.While):
                 self._rebuilt_in_while(loop, target, call)
             return
@@ -220,7 +220,7 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
         """`df = df.filter(...)` in a `while` loop: the plan gains a step per round, for as many rounds as the
         condition takes, which nothing in the code bounds (a `for` over columns has as many rounds as
         columns: SPK401's case)."""
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)) or _root_name(call) != target:
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)) or getattr(chain_root(call), "value", None) != target:
             return
         if method_name(call) in _CUTS or not self.ctx.semantic.is_dataframe(call) or _calls_in(loop, _CUTS):
             return
@@ -248,7 +248,7 @@ class JoinOrCacheInLoop(LoopTracker, PythonRule):
             return
         if _calls_in(loop, ("unpersist",)):
             return
-        root = _root_name(node.func.value)
+        root = getattr(chain_root(node.func.value), "value", None)
         if self._once_in(loop, root):
             return  # `if df is None: df = ...cache()`, `if name == "issue": ...`: not a cache per iteration
         what = f"`{shown(self.ctx, node.func.value)}`"

@@ -9,7 +9,7 @@ from checks.python._callees import (
 from checks.python._driver import shown
 from checks.python._literals_and_reads import reader_chain, reader_options
 from checks.python._udf import walk_expression
-from checks.python.action_in_loop import chain_root
+from checks.python._loops import chain_root
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import (
     CACHES,
