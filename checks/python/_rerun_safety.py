@@ -163,6 +163,16 @@ def write_info(ctx, node: cst.Call) -> WriteInfo | None:
     return WriteInfo(node, method, configs, dataframe, False)
 
 
+def stream_write_calls(node: cst.Call) -> list | None:
+    """The calls between `df.writeStream` and ``node`` (the last first: `format`, `option`, `foreachBatch`...),
+    when ``node`` ends a streaming writer's chain (`...writeStream.format("delta").toTable("t")`); else None."""
+    calls, inner = [], node.func.value
+    while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
+        calls.append(inner)
+        inner = inner.func.value
+    return calls if isinstance(inner, cst.Attribute) and inner.attr.value == "writeStream" else None
+
+
 def target_key(ctx, node) -> str | None:
     """The place a table name or path expression names, comparable across statements."""
     if node is None:

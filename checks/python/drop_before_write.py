@@ -4,6 +4,7 @@ from checks.python._driver import shown
 from checks.python._rerun_safety import (
     emptied_before,
     record_emptied,
+    stream_write_calls,
     target_key,
     write_info,
 )
@@ -148,11 +149,7 @@ class DropBeforeWrite(PythonRule):
 
 def _streamed_table(node: cst.Call):
     """The table a streaming query writes (`df.writeStream...toTable("db.events")`), or None."""
-    if method_name(node) != "toTable":
+    if method_name(node) != "toTable" or stream_write_calls(node) is None:
         return None
     args = positional_args(node)
-    target = args[0] if args else keyword_arg(node, "tableName")
-    inner = node.func.value
-    while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
-        inner = inner.func.value
-    return target if isinstance(inner, cst.Attribute) and inner.attr.value == "writeStream" else None
+    return args[0] if args else keyword_arg(node, "tableName")

@@ -2,6 +2,7 @@ import re
 
 import libcst as cst
 
+from checks.python._rerun_safety import stream_write_calls
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import literal_string, method_name, positional_args
 
@@ -104,11 +105,8 @@ class StreamWithoutCheckpoint(PythonRule):
         method = method_name(node)
         if method not in ("start", "toTable"):
             return
-        chain, inner = [], node.func.value
-        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
-            chain.append(inner)
-            inner = inner.func.value
-        if not (isinstance(inner, cst.Attribute) and inner.attr.value == "writeStream"):
+        chain = stream_write_calls(node)
+        if chain is None:
             return
         keys = _keywords(node)
         if keys is None:
