@@ -8,7 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from checks.python._udf import _is_docstring
-from linter.semantic import BOUNDED, DATAFRAME, RDD, method_name
+from linter.semantic import BOUNDED, DATAFRAME, FEW_ROWS, GROUPED_MAPS, RDD, method_name
 from linter.semantic.paths import parameter_names
 
 MAX_SHOWN = 48
@@ -197,8 +197,7 @@ def _outer_group_by(ctx, value) -> bool:
 _GROUP_BY = re.compile(r"(?is)\bgroup\s+by\b")
 
 
-# A grouping's methods that call a function of each group's rows, which returns any number of rows.
-_GROUPED_MAPS = frozenset(("applyInPandas", "applyInArrow", "apply", "applyInPandasWithState", "cogroup"))
+_GROUPED_MAPS = GROUPED_MAPS | {"cogroup"}  # (`cogroup(...).applyInPandas(...)`: the same, over two groupings)
 
 
 def _grouped(ctx, receiver):
@@ -251,11 +250,8 @@ def small_frame(ctx, frame) -> bool:
     if value is None or value.kind != DATAFRAME:
         return False
     if isinstance(value.bound, int):
-        return value.bound <= _DRIVER_ROWS  # `limit(50_000_000)` is bounded, not small
+        return value.bound <= FEW_ROWS  # `limit(50_000_000)` is bounded, not small
     return value.bound == BOUNDED and not _limited_by_a_variable(ctx, frame)
-
-
-_DRIVER_ROWS = 100_000  # rows one task sorts, or one array holds, in no time
 
 
 def _limited_by_a_variable(ctx, frame) -> bool:

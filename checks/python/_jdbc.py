@@ -6,10 +6,9 @@ from typing import NamedTuple, Optional
 import libcst as cst
 
 from checks.python._literals_and_reads import reader_chain, reader_options
-from linter.semantic import READER, UNBOUNDED, literal_string, method_name, sql_bound
+from linter.semantic import FEW_ROWS, READER, UNBOUNDED, literal_string, method_name, sql_bound
 
 _UNKNOWN = "\0unknown"
-_FEW_ROWS = 100_000
 # spark.read.jdbc(url, table, column, lowerBound, upperBound, numPartitions, predicates, properties)
 _JDBC_PARAMS = ("url", "table", "column", "lowerBound", "upperBound", "numPartitions", "predicates", "properties")
 
@@ -93,4 +92,4 @@ def _small(text: Optional[str]) -> bool:
     if inner.startswith("("):
         inner = inner[1:inner.rfind(")")]
     bound = sql_bound(inner)
-    return bound != UNBOUNDED and (not isinstance(bound, int) or bound <= _FEW_ROWS)
+    return bound != UNBOUNDED and (not isinstance(bound, int) or bound <= FEW_ROWS)

@@ -8,7 +8,7 @@ from checks.python._partition_writes import (
     DEDUPS, NARROW, REPARTITIONS, SET_OPERATIONS, SORTS, Chains, broadcast_side, described, grouping_of, has_window,
 )
 from linter.registry import Invalid, Option, PythonRule, Valid
-from linter.semantic import DATAFRAME, literal_int, method_name, positional_args
+from linter.semantic import DATAFRAME, FEW_ROWS, literal_int, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession, Window\nfrom pyspark.sql import functions as F\n"
@@ -16,7 +16,6 @@ _SETUP = (
     "customers = spark.table('customers')\n"
 )
 _LOCAL_SORT = "`sortWithinPartitions(...)`"  # work between a shuffle and the coalesce, after which no fix keeps the order
-_FEW_ROWS = 100_000  # a proven bound up to this fits a few tasks whatever they do
 # What the stage a coalesce collapses runs, by the wide call that starts it.
 _WORK = {"join": "the join", "crossJoin": "the join"}
 _WORK.update(dict.fromkeys(DEDUPS, "the deduplication"))
@@ -227,7 +226,8 @@ class CoalesceAfterShuffle(Chains, PythonRule):
             # thrown away is SPK408's literal partition count), not a squeezed stage.
             return
         value = self.ctx.semantic.infer(receiver)
-        if value is None or value.kind != DATAFRAME or (isinstance(value.bound, int) and value.bound <= _FEW_ROWS):
+        if value is None or value.kind != DATAFRAME or (isinstance(value.bound, int) and value.bound <= FEW_ROWS):
+            # (a proven bound that small fits a few tasks whatever they do)
             return
         fix = None
         named = isinstance(receiver, cst.Name)

@@ -2,14 +2,12 @@ import libcst as cst
 
 from checks.python._driver import shown, small_frame
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import GROUPED, literal_string, method_name, positional_args
+from linter.semantic import GROUPED, GROUPED_MAPS, literal_string, method_name, positional_args
 
 _SETUP = (
     "import pandas as pd\nfrom pyspark.sql import SparkSession\nfrom pyspark.sql import functions as F\n"
     "spark = SparkSession.builder.getOrCreate()\nreadings = spark.table('iot.readings')\n"
 )
-# GroupedData's methods that hand each group's rows, whole, to a Python function.
-_GROUPED_MAPS = frozenset(("applyInPandas", "applyInArrow", "apply", "applyInPandasWithState"))
 _GROUPINGS = frozenset(("groupBy", "groupby"))
 
 
@@ -93,7 +91,7 @@ class GroupedMapOfOneGroup(PythonRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         method = method_name(node)
-        if method not in _GROUPED_MAPS or not isinstance(node.func, cst.Attribute):
+        if method not in GROUPED_MAPS or not isinstance(node.func, cst.Attribute):
             return
         grouped = node.func.value
         value = self.ctx.semantic.infer(grouped)

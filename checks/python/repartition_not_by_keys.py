@@ -6,6 +6,7 @@ from checks.python._driver import shown
 from checks.python._redundant_shuffles import KEEP_ROWS, column_names, down_chain
 from linter.registry import Invalid, PythonRule, Valid
 from linter.semantic import (
+    FEW_ROWS,
     keyword_arg,
     literal_int,
     literal_string,
@@ -22,7 +23,6 @@ _WRITER_CONFIG = frozenset(["mode", "format", "option", "options", "sortBy", "bu
 # Between a repartition and what follows: calls that keep rows in their partitions.
 _NARROW = KEEP_ROWS | {"sortWithinPartitions"}
 _KEEPS = frozenset({"cache", "persist"})
-_SMALL_ROWS = 100_000  # a side with at most this many rows (proven) may be broadcast: its join need not shuffle
 
 
 class RepartitionNotByKeys(joins.JoinLineage, PythonRule):
@@ -229,7 +229,7 @@ class RepartitionNotByKeys(joins.JoinLineage, PythonRule):
             node = node.func.value if isinstance(node.func, cst.Attribute) else None
         value = self.ctx.semantic.infer(side)
         # a few rows (a `limit`, an aggregate): a broadcast candidate; `spark.range(10**7)` is counted, not small
-        return value is not None and isinstance(value.bound, int) and value.bound <= _SMALL_ROWS
+        return value is not None and isinstance(value.bound, int) and value.bound <= FEW_ROWS
 
     def _join(self, node: cst.Call) -> None:
         args = positional_args(node)

@@ -2,7 +2,7 @@ import libcst as cst
 
 from checks.python._driver import shown
 from linter.registry import Invalid, PythonRule, Valid
-from linter.semantic import BOUNDED, DATAFRAME, literal_int, method_name, positional_args
+from linter.semantic import BOUNDED, DATAFRAME, FEW_ROWS, literal_int, method_name, positional_args
 
 _SETUP = (
     "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()\n"
@@ -10,7 +10,6 @@ _SETUP = (
 )
 
 
-_FEW_ROWS = 100_000  # a proven bound up to this (SPK101's default max-rows) fits one task
 
 
 # Actions that read only the first rows: after `coalesce(1)` (no shuffle) the single task stops when it has them.
@@ -95,7 +94,7 @@ class RepartitionToOne(PythonRule):
             return  # `repartition(1, "col")` is one partition too; `coalesce` takes no columns
         value = self.ctx.semantic.infer(node.func.value)
         if value is None or value.kind != DATAFRAME or value.bound == BOUNDED or (
-                isinstance(value.bound, int) and value.bound <= _FEW_ROWS):
+                isinstance(value.bound, int) and value.bound <= FEW_ROWS):
             return  # `limit(50).coalesce(1)`: fifty rows fit one task; rows the driver held fit one too
         parent = self.ctx.parent_of(node)
         if method == "coalesce" and isinstance(parent, cst.Attribute) and parent.attr.value in _FEW_ROWS_READ:

@@ -32,8 +32,8 @@ aggregate).  Rows are unbounded unless something proves them small.
 
 from __future__ import annotations
 
-from linter.semantic.api import AGGREGATES, CACHES, SHUFFLES, WRITER_CONFIG, WRITES
-from linter.semantic.bounds import BOUNDED, UNBOUNDED, sql_bound
+from linter.semantic.api import AGGREGATES, CACHES, GROUPED_MAPS, SHUFFLES, WRITER_CONFIG, WRITES
+from linter.semantic.bounds import BOUNDED, FEW_ROWS, UNBOUNDED, sql_bound
 from linter.semantic.evidence import Evidence, persist_is_spark
 from linter.semantic.columns import FewValues
 from linter.semantic.inference import Inference
@@ -68,7 +68,7 @@ class Semantic(Evidence, Scopes, Inference, FewValues, ShippedFiles):
 
 __all__ = [
     "AGGREGATES", "BOUNDED", "BUILDER", "CACHES", "CLASS", "COLUMN", "CONTEXT", "DATAFRAME", "DATAFRAMES",
-    "DYNAMICFRAME", "FOREIGN", "FUNCTION", "FUNCTIONS", "GROUPED", "IMPORT", "INSTANCE", "NA", "PANDAS", "RDD",
+    "DYNAMICFRAME", "FEW_ROWS", "FOREIGN", "FUNCTION", "FUNCTIONS", "GROUPED", "GROUPED_MAPS", "IMPORT", "INSTANCE", "NA", "PANDAS", "RDD",
     "READER", "ROWS", "SESSION", "SHUFFLES", "STRING", "UDF", "UNBOUNDED", "WINDOW", "WRITER", "WRITER_CONFIG",
     "WRITES", "Schema", "Semantic", "Value", "dotted_name", "keyword_arg", "literal_int", "literal_string",
     "literal_type", "merge", "method_name", "normalise_type", "parse_ddl", "persist_is_spark", "positional_args",

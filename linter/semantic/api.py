@@ -14,6 +14,8 @@ _SAME_ROWS = frozenset(
 )
 _COMBINE = frozenset("join crossJoin union unionAll unionByName".split())
 _GROUPING = frozenset("groupBy groupby rollup cube".split())
+# GroupedData's methods that hand each group's rows, whole, to a Python function (which returns any rows).
+GROUPED_MAPS = frozenset(("applyInPandas", "applyInArrow", "apply", "applyInPandasWithState"))
 _GROUPED_RESULT = frozenset("agg count sum avg mean min max applyInPandas apply".split())
 _READER_CONFIG = frozenset("format option options schema".split())
 _READER_LOAD = frozenset("load csv json parquet orc text table jdbc avro xml delta".split())

@@ -8,6 +8,10 @@ from typing import Optional
 from linter.semantic.templates import template_parts
 from linter.semantic.values import BOUNDED, UNBOUNDED  # the names rules import from here
 
+# A proven bound up to this many rows is small: one task sorts, collects, broadcasts or holds such a frame in
+# no time (each rule that asks says what it does with them).
+FEW_ROWS = 100_000
+
 
 def _combine_bounds(bounds) -> object:
     """The bound of a join or union of frames: unbounded when one side is (whatever the other holds, nothing
