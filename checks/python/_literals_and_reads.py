@@ -240,8 +240,8 @@ def constant_field(semantic, node, ancestors=()) -> bool:
             if isinstance(items, cst.Name):
                 items = None if semantic.changed_in_place(items.value) else semantic.assigned_expression(items.value)
             return isinstance(items, (cst.List, cst.Tuple, cst.Set)) and bool(items.elements) and all(
-                isinstance(e, cst.Element) and (isinstance(e.value, (cst.Integer, cst.Float)) or (
-                    literal_string(e.value) is not None and not {"'", '"', "\\"} & set(literal_string(e.value))))
+                isinstance(e, cst.Element) and (isinstance(e.value, (cst.Integer, cst.Float))
+                                                or _quote_free(literal_string(e.value)))
                 for e in items.elements)
         value = semantic.lookup(node.value)
         if value is not None and value.kind == STRING and value.detail is not None and \
@@ -251,11 +251,15 @@ def constant_field(semantic, node, ancestors=()) -> bool:
     return _numeric(node)
 
 
+def _quote_free(text) -> bool:
+    """A literal's text with no quote or backslash in it: formatted into SQL, it cannot end a string."""
+    return text is not None and "'" not in text and '"' not in text and "\\" not in text
+
+
 def _quote_free_format(call: cst.Call) -> bool:
     """`d.strftime("%Y-%m-%d")`: a date rendered by a literal format with no quote in it."""
     args = positional_args(call)
-    text = literal_string(args[0]) if len(args) == 1 else None
-    return text is not None and "'" not in text and '"' not in text and "\\" not in text
+    return len(args) == 1 and _quote_free(literal_string(args[0]))
 
 
 def _numeric(node) -> bool:

@@ -85,6 +85,7 @@ _UNPARSED_COMMANDS = re.compile(
 
 def parse_statements(text: str, dialect: str = "spark") -> tuple[list[Statement], list[SqlError]]:
     """Every statement of ``text`` that parses, and an error for each that does not."""
+    from sqlglot import exp
     from sqlglot.errors import ErrorLevel, ParseError, TokenError
     from sqlglot.tokens import TokenType
 
@@ -109,8 +110,6 @@ def parse_statements(text: str, dialect: str = "spark") -> tuple[list[Statement]
         start, end = chunk[0].start, chunk[-1].end + 1
         command = _UNPARSED_COMMANDS.match(text, start, end)
         if command is not None:
-            from sqlglot import exp
-
             statements.append(Statement(start, end, exp.Command(
                 this=command.group(1).upper(), expression=exp.Literal.string(text[command.end(1):end].strip()))))
             continue
