@@ -205,7 +205,7 @@ MODULES = {
     'python/_fixes.py': 3447,
     'python/_jdbc.py': 4574,
     'python/_joins.py': 12502,
-    'python/_literals_and_reads.py': 15843,
+    'python/_literals_and_reads.py': 15955,
     'python/_loops.py': 3376,
     'python/_partition_writes.py': 6639,
     'python/_redundant_shuffles.py': 1674,
